@@ -1,0 +1,104 @@
+// klmini: the driver. It only parses the command line, loads the deck, initializes Kokkos,
+// dispatches to the chosen backend and maps errors to exit codes:
+//   0 ran (verification passed or off), 1 verification failed, 2 bad usage or bad input,
+//   3 an internal or runtime failure (a Kokkos or CUDA error).
+#include <Kokkos_Core.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "backends.hpp"
+#include "config.hpp"
+#include "errors.hpp"
+#include "report.hpp"
+
+namespace {
+
+constexpr int kExitVerificationFailed = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitRuntimeError = 3;
+
+struct Arguments {
+  std::string deck;
+  std::vector<std::string> overrides;
+  std::string json, csv;
+  bool show_keys = false;
+};
+
+std::string version_text() {
+  const klmini::Provenance p = klmini::provenance();
+  return "klmini " + p.version + " (git " + p.git_hash + ", " + p.compiler + ", Kokkos " + klmini::kokkos_version() +
+         " [" + klmini::kokkos_backends() + "])";
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  // --kokkos-* arguments belong to Kokkos; everything else is klmini's.
+  std::vector<char*> kokkos_argv = {argv[0]};
+  std::vector<std::string> own_args;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--kokkos-", 9) == 0) kokkos_argv.push_back(argv[i]);
+    else own_args.emplace_back(argv[i]);
+  }
+
+  Arguments args;
+  CLI::App app{"klmini: KL-divergence loss (PyTorch kl_div semantics) as one fused Kokkos parallel_reduce.\n"
+               "Runs the embedded default deck when no DECK is given. Arguments starting with --kokkos-\n"
+               "(e.g. --kokkos-num-threads=4, --kokkos-device-id=1) are passed to Kokkos.\n"
+               "Exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 runtime error.",
+               "klmini"};
+  app.add_option("DECK", args.deck, "TOML input deck (paths inside are relative to its folder)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--set", args.overrides, "override a deck key: --set tokens=2048 (repeatable)")
+      ->type_name("KEY=VALUE");
+  app.add_option("--json", args.json, "write the results as one JSON object to FILE")->type_name("FILE");
+  app.add_option("--csv", args.csv, "append one row per variant to FILE (header when new)")->type_name("FILE");
+  app.add_flag("--list-keys", args.show_keys, "list the deck keys and exit");
+  app.set_version_flag("--version", version_text());
+  std::reverse(own_args.begin(), own_args.end());  // CLI11 takes them last-first
+  try {
+    app.parse(own_args);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitBadInput;
+  }
+  if (args.show_keys) {
+    for (const auto& k : klmini::deck_keys()) std::cout << k << "\n";
+    return 0;
+  }
+
+  klmini::Config config;
+  try {
+    config = klmini::load_config(args.deck, args.overrides);
+    config.backend = klmini::resolve_backend(config.backend);
+  } catch (const klmini::InputError& e) {
+    std::cerr << "klmini: error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+  try {
+    const klmini::Record record = klmini::run(config, [](const klmini::Record& r) {
+      klmini::print_summary(r, std::cout);
+      std::cout.flush();
+    });
+    klmini::print_results(record, std::cout);
+    if (!args.json.empty()) klmini::write_json(record, args.json);
+    if (!args.csv.empty()) klmini::append_csv(record, args.csv);
+    return record.verification_failed() ? kExitVerificationFailed : 0;
+  } catch (const klmini::InputError& e) {
+    std::cerr << "klmini: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "klmini: runtime error: " << e.what() << "\n";
+    return kExitRuntimeError;
+  }
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# klmini setup from nothing, on Debian (bookworm or newer). Idempotent: rerun it any time.
+#   1. installs the system packages klmini needs (apt);
+#   2. finds a Kokkos (Kokkos_ROOT or CMAKE_PREFIX_PATH), or builds Kokkos 3.4.01 (OpenMP +
+#      Serial) and Kokkos Kernels 3.4.01 into .deps/kokkos from Debian's Trilinos 13.2 source;
+#   3. fetches Kokkos 5.2's headers from Debian sid for the compile-only check (.deps/kokkos5);
+#   4. configures and builds klmini with the chosen preset (default: host -> build/host).
+# Usage: scripts/setup.sh [--preset host|debug] [--jobs N]
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+deps="$root/.deps"
+preset=host
+jobs=$(nproc)
+while (($#)); do
+  case "$1" in
+    --preset) preset=${2:?--preset needs a value}; shift 2 ;;
+    --jobs) jobs=${2:?--jobs needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$preset" in host|debug) ;; *) echo "setup.sh: --preset must be host or debug (cuda: see README)" >&2; exit 2 ;; esac
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+
+# ---- 1. packages ----------------------------------------------------------------------------
+packages=(g++ cmake ninja-build git pkg-config dpkg-dev xz-utils ca-certificates
+          libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+catch2_version=$(dpkg-query -W -f='${Version}' catch2 2>/dev/null || true)
+need_catch2=0
+if [[ -z "$catch2_version" ]] || dpkg --compare-versions "$catch2_version" lt 3; then need_catch2=1; fi
+
+sources_rc=0
+as_root "$root/scripts/apt-sources.sh" || sources_rc=$?
+if ((sources_rc != 0 && sources_rc != 10)); then exit "$sources_rc"; fi
+if ((sources_rc == 10 || ${#missing[@]} > 0 || need_catch2)); then
+  say "apt-get update"
+  as_root apt-get update -qq
+fi
+if ((${#missing[@]} > 0)); then
+  say "installing ${missing[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if ((need_catch2)); then  # Catch2 v3: bookworm has 2.13, bookworm-backports 3.x
+  codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+  say "installing Catch2 v3 from $codename-backports"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -t "$codename-backports" catch2 \
+    || as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends catch2
+fi
+
+# ---- 2. Kokkos ------------------------------------------------------------------------------
+find_user_kokkos() {
+  local dir
+  for dir in ${Kokkos_ROOT:-} ${CMAKE_PREFIX_PATH//:/ }; do
+    [[ -n "$dir" ]] || continue
+    if compgen -G "$dir/lib*/cmake/Kokkos/KokkosConfig.cmake" >/dev/null || [[ -f "$dir/KokkosConfig.cmake" ]]; then
+      echo "$dir"; return 0
+    fi
+  done
+  return 1
+}
+
+build_kokkos() {  # $1 = install prefix, $2 = extra Kokkos CMake flags
+  local prefix=$1 extra=$2 src="$deps/src/trilinos"
+  if [[ ! -d "$src/packages/kokkos" ]]; then
+    say "fetching Debian's Trilinos 13.2 source (Kokkos and Kokkos Kernels 3.4.01 inside)"
+    mkdir -p "$deps/src/download"
+    (cd "$deps/src/download" && apt-get source --download-only -qq trilinos)
+    local tarball
+    tarball=$(ls "$deps"/src/download/trilinos_*.orig.tar.*)
+    mkdir -p "$src"
+    tar -xf "$tarball" -C "$src" --strip-components=1 --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+    rm -rf "$deps/src/download"
+  fi
+  say "building Kokkos 3.4.01 into $prefix"
+  # shellcheck disable=SC2086  # $extra is a list of flags
+  cmake -S "$src/packages/kokkos" -B "$deps/build/kokkos-$(basename "$prefix")" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON $extra >/dev/null
+  cmake --build "$deps/build/kokkos-$(basename "$prefix")" -j "$jobs" >/dev/null
+  cmake --install "$deps/build/kokkos-$(basename "$prefix")" >/dev/null
+  say "building Kokkos Kernels 3.4.01 (BLAS, no default instantiations) into $prefix"
+  cmake -S "$src/packages/kokkos-kernels" -B "$deps/build/kernels-$(basename "$prefix")" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" -DKokkosKernels_ADD_DEFAULT_ETI=OFF \
+    -DKokkosKernels_ENABLED_COMPONENTS=BLAS >/dev/null
+  cmake --build "$deps/build/kernels-$(basename "$prefix")" -j "$jobs" >/dev/null
+  cmake --install "$deps/build/kernels-$(basename "$prefix")" >/dev/null
+  rm -rf "$deps/build"
+}
+
+kokkos_args=()
+if user_kokkos=$(find_user_kokkos); then
+  say "using the Kokkos at $user_kokkos (skipping the Kokkos build)"
+  kokkos_args=(-DKokkos_ROOT="$user_kokkos")
+else
+  case "$preset" in
+    host) prefix="$deps/kokkos"; extra="" ;;
+    debug) prefix="$deps/kokkos-debug"; extra="-DCMAKE_BUILD_TYPE=Debug -DKokkos_ENABLE_DEBUG=ON -DKokkos_ENABLE_DEBUG_BOUNDS_CHECK=ON" ;;
+  esac
+  if [[ ! -f "$prefix/.complete" ]]; then
+    build_kokkos "$prefix" "$extra"
+    touch "$prefix/.complete"
+  fi
+fi
+
+# ---- 3. Kokkos 5.2 headers for the compile-only check ----------------------------------------
+if [[ ! -f "$deps/kokkos5/.complete" ]]; then
+  say "fetching Kokkos 5.x headers (Debian sid's libkokkos-dev) for the compile-only check"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  uri=$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/klmini.sources | head -1)
+  mkdir -p "$tmp/lists/partial" "$tmp/parts" "$tmp/cache/archives/partial"
+  printf 'Types: deb\nURIs: %s\nSuites: sid\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$uri" >"$tmp/parts/sid.sources"
+  apt_sid=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$tmp/parts" -o Dir::State::Lists="$tmp/lists"
+           -o Dir::Cache="$tmp/cache" -o Dir::State::Status=/dev/null -o APT::Sandbox::User=root)
+  if apt-get "${apt_sid[@]}" update -qq && (cd "$tmp" && apt-get "${apt_sid[@]}" download -qq libkokkos-dev); then
+    rm -rf "$deps/kokkos5"
+    mkdir -p "$deps/kokkos5"
+    dpkg-deb -x "$tmp"/libkokkos-dev_*.deb "$deps/kokkos5"
+    touch "$deps/kokkos5/.complete"
+  else
+    say "warning: could not fetch Debian sid's libkokkos-dev; the Kokkos 5 compile check will be skipped"
+  fi
+fi
+
+# ---- 4. klmini ------------------------------------------------------------------------------
+say "configuring and building klmini (preset $preset)"
+(cd "$root" && cmake --preset "$preset" "${kokkos_args[@]}" >/dev/null)
+cmake --build "$root/build/$preset" -j "$jobs"
+say "done: $root/build/$preset/bin/klmini"

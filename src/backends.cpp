@@ -1,0 +1,64 @@
+#include "backends.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdio>
+
+#include "errors.hpp"
+#include "runner.hpp"
+
+namespace klmini {
+
+std::vector<std::string> compiled_backends() {
+  std::vector<std::string> b;
+#ifdef KOKKOS_ENABLE_CUDA
+  b.emplace_back("cuda");
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  b.emplace_back("openmp");
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+  b.emplace_back("serial");
+#endif
+  return b;
+}
+
+std::string resolve_backend(const std::string& requested) {
+  const auto b = compiled_backends();
+  if (b.empty()) throw NotCompiledIn("this Kokkos has none of the backends klmini supports (cuda, openmp, serial)");
+  if (requested == "default") return b.front();
+  for (const auto& name : b)
+    if (name == requested) return name;
+  std::string have;
+  for (const auto& name : b) have += (have.empty() ? "" : ", ") + name;
+  throw NotCompiledIn("backend '" + requested + "' is not compiled into this build (compiled in: " + have + ")");
+}
+
+std::string kokkos_version() {
+  const int v = KOKKOS_VERSION;
+  char text[32];  // Kokkos writes its patch level with two digits: 3.4.01, 4.6.01
+  std::snprintf(text, sizeof text, "%d.%d.%02d", v / 10000, v / 100 % 100, v % 100);
+  return text;
+}
+
+std::string kokkos_backends() {
+  std::string s;
+  for (const auto& b : compiled_backends()) s += (s.empty() ? "" : ", ") + b;
+  return s;
+}
+
+Record run(const Config& config, const std::function<void(const Record&)>& announce) {
+  const std::string backend = resolve_backend(config.backend);
+#ifdef KOKKOS_ENABLE_CUDA
+  if (backend == "cuda") return run_problem<Kokkos::Cuda>(config, announce, kokkos_version(), kokkos_backends());
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+  if (backend == "openmp") return run_problem<Kokkos::OpenMP>(config, announce, kokkos_version(), kokkos_backends());
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+  if (backend == "serial") return run_problem<Kokkos::Serial>(config, announce, kokkos_version(), kokkos_backends());
+#endif
+  throw NotCompiledIn("backend '" + backend + "' has no runner in this build");
+}
+
+}  // namespace klmini

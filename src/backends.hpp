@@ -1,0 +1,27 @@
+// Run-time choice of the execution space. Each space compiled into Kokkos gets its own
+// instantiation of the runner; a backend that is not compiled in is a NotCompiledIn error.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "record.hpp"
+
+namespace klmini {
+
+// Backends compiled into this build, best first (the "default" backend is the first).
+std::vector<std::string> compiled_backends();
+
+// "default" -> the first compiled backend; a known but absent one -> NotCompiledIn.
+std::string resolve_backend(const std::string& requested);
+
+// Kokkos version and enabled backends, for the report.
+std::string kokkos_version();
+std::string kokkos_backends();
+
+// Runs the deck; `announce` sees the record's header fields before the timing starts.
+Record run(const Config& config, const std::function<void(const Record&)>& announce = {});
+
+}  // namespace klmini

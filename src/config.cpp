@@ -1,0 +1,304 @@
+// Deck parsing with toml++ (host compiler only: nvcc cannot compile toml++'s templates).
+#include "config.hpp"
+
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "errors.hpp"
+#include "variant_names.hpp"
+
+namespace klmini {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Where {
+  std::string text;  // "deck.toml:3:1" or "--set tokens=0"
+  std::string base_dir;  // relative paths are resolved against this
+};
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a float";
+    case toml::node_type::boolean: return "a boolean";
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    default: return "a date or time";
+  }
+}
+
+std::int64_t get_int(const toml::node& n, const Where& w, const std::string& key,
+                     std::int64_t lo, std::int64_t hi) {
+  if (!n.is_integer())
+    throw DeckError(w.text, key, "expected an integer, got " + type_name(n));
+  const std::int64_t v = n.as_integer()->get();
+  if (v < lo || v > hi) {
+    std::ostringstream os;
+    os << "value " << v << " is out of range [" << lo << ", " << hi << "]";
+    throw DeckError(w.text, key, os.str());
+  }
+  return v;
+}
+
+bool get_bool(const toml::node& n, const Where& w, const std::string& key) {
+  if (!n.is_boolean())
+    throw DeckError(w.text, key, "expected true or false, got " + type_name(n));
+  return n.as_boolean()->get();
+}
+
+std::string get_string(const toml::node& n, const Where& w, const std::string& key) {
+  if (!n.is_string()) throw DeckError(w.text, key, "expected a string, got " + type_name(n));
+  return n.as_string()->get();
+}
+
+template <class Enum>
+Enum get_choice(const toml::node& n, const Where& w, const std::string& key,
+                const std::vector<std::pair<std::string, Enum>>& choices) {
+  const std::string s = get_string(n, w, key);
+  std::string allowed;
+  for (const auto& [name, value] : choices) {
+    if (name == s) return value;
+    allowed += (allowed.empty() ? "" : "|") + name;
+  }
+  throw DeckError(w.text, key, "'" + s + "' is not one of " + allowed);
+}
+
+std::string get_path(const toml::node& n, const Where& w, const std::string& key) {
+  const std::string s = get_string(n, w, key);
+  if (s.empty()) throw DeckError(w.text, key, "path is empty");
+  fs::path p(s);
+  if (p.is_relative() && !w.base_dir.empty()) p = fs::path(w.base_dir) / p;
+  return p.lexically_normal().string();
+}
+
+constexpr std::int64_t kMaxExtent = std::int64_t(1) << 40;
+
+using Setter = std::function<void(Config&, const toml::node&, const Where&)>;
+
+// The schema: every key a deck may hold. Anything else is an error.
+const std::vector<std::pair<std::string, Setter>>& schema() {
+  static const std::vector<std::pair<std::string, Setter>> keys = {
+      {"tokens", [](Config& c, const toml::node& n, const Where& w) {
+         c.tokens = get_int(n, w, "tokens", 1, kMaxExtent);
+       }},
+      {"vocab", [](Config& c, const toml::node& n, const Where& w) {
+         c.vocab = get_int(n, w, "vocab", 1, kMaxExtent);
+       }},
+      {"backend", [](Config& c, const toml::node& n, const Where& w) {
+         c.backend = get_choice<std::string>(
+             n, w, "backend",
+             {{"default", "default"}, {"openmp", "openmp"}, {"serial", "serial"}, {"cuda", "cuda"}});
+       }},
+      {"reduction", [](Config& c, const toml::node& n, const Where& w) {
+         c.reduction = get_choice<Reduction>(n, w, "reduction",
+                                             {{"batchmean", Reduction::batchmean},
+                                              {"sum", Reduction::sum},
+                                              {"mean", Reduction::mean},
+                                              {"none", Reduction::none}});
+       }},
+      {"log_target", [](Config& c, const toml::node& n, const Where& w) {
+         c.log_target = get_bool(n, w, "log_target");
+       }},
+      {"input", [](Config& c, const toml::node& n, const Where& w) {
+         c.input = get_choice<InputKind>(n, w, "input",
+                                         {{"generate", InputKind::generate}, {"npy", InputKind::npy}});
+       }},
+      {"log_probs", [](Config& c, const toml::node& n, const Where& w) {
+         c.log_probs = get_path(n, w, "log_probs");
+       }},
+      {"targets", [](Config& c, const toml::node& n, const Where& w) {
+         c.targets = get_path(n, w, "targets");
+       }},
+      {"output", [](Config& c, const toml::node& n, const Where& w) {
+         c.output = get_path(n, w, "output");
+       }},
+      {"dtype", [](Config& c, const toml::node& n, const Where& w) {
+         c.dtype = get_choice<std::string>(n, w, "dtype", {{"fp32", "fp32"}});
+       }},
+      {"seed", [](Config& c, const toml::node& n, const Where& w) {
+         c.seed = static_cast<std::uint64_t>(
+             get_int(n, w, "seed", 0, std::numeric_limits<std::int64_t>::max()));
+       }},
+      {"warmup", [](Config& c, const toml::node& n, const Where& w) {
+         c.warmup = static_cast<int>(get_int(n, w, "warmup", 0, 1000));
+       }},
+      {"repeats", [](Config& c, const toml::node& n, const Where& w) {
+         c.repeats = static_cast<int>(get_int(n, w, "repeats", 1, 100000));
+       }},
+      {"verify", [](Config& c, const toml::node& n, const Where& w) {
+         c.verify = get_choice<VerifyMode>(
+             n, w, "verify",
+             {{"full", VerifyMode::full}, {"sample", VerifyMode::sample}, {"off", VerifyMode::off}});
+       }},
+      {"sample_rows", [](Config& c, const toml::node& n, const Where& w) {
+         c.sample_rows = get_int(n, w, "sample_rows", 2, kMaxExtent);
+       }},
+      {"variant", [](Config& c, const toml::node& n, const Where& w) {
+         const std::string v = get_string(n, w, "variant");
+         if (v != "all" && !is_known_variant(v)) {
+           std::string names;
+           for (auto k : kVariantNames) names += std::string(k) + "|";
+           throw DeckError(w.text, "variant", "'" + v + "' is not one of " + names + "all");
+         }
+         c.variant = v;
+       }},
+  };
+  return keys;
+}
+
+const Setter* find_key(const std::string& key) {
+  for (const auto& [name, set] : schema())
+    if (name == key) return &set;
+  return nullptr;
+}
+
+[[noreturn]] void unknown_key(const std::string& where, const std::string& key) {
+  std::string known;
+  for (const auto& [name, set] : schema()) known += (known.empty() ? "" : ", ") + name;
+  throw DeckError(where, key, "unknown key (known keys: " + known + ")");
+}
+
+std::string position(const std::string& source, const toml::source_region& r) {
+  std::ostringstream os;
+  os << source << ":" << r.begin.line << ":" << r.begin.column;
+  return os.str();
+}
+
+// Checks that involve several keys, after the deck and every override are applied.
+void check_consistency(const Config& c) {
+  const std::string& w = c.source;
+  if (c.tokens > std::numeric_limits<std::int64_t>::max() / c.vocab)
+    throw DeckError(w, "tokens", "tokens x vocab overflows 64-bit indexing");
+  if (c.input == InputKind::npy) {
+    if (c.log_probs.empty()) throw DeckError(w, "log_probs", "required when input = \"npy\"");
+    if (c.targets.empty()) throw DeckError(w, "targets", "required when input = \"npy\"");
+  } else {
+    if (!c.log_probs.empty())
+      throw DeckError(w, "log_probs", "is only read when input = \"npy\" (input is \"generate\")");
+    if (!c.targets.empty())
+      throw DeckError(w, "targets", "is only read when input = \"npy\" (input is \"generate\")");
+  }
+  if (!c.output.empty() && c.reduction != Reduction::none)
+    throw DeckError(w, "output", "is only written when reduction = \"none\"");
+  if (c.reduction == Reduction::none && c.variant != "fused" && c.variant != "all")
+    throw DeckError(w, "variant",
+                    "reduction = \"none\" writes the term matrix with the 'terms' kernel; "
+                    "set variant to \"fused\" or \"all\"");
+}
+
+}  // namespace
+
+const char* to_string(Reduction r) {
+  switch (r) {
+    case Reduction::batchmean: return "batchmean";
+    case Reduction::sum: return "sum";
+    case Reduction::mean: return "mean";
+    case Reduction::none: return "none";
+  }
+  return "?";
+}
+const char* to_string(InputKind k) { return k == InputKind::npy ? "npy" : "generate"; }
+const char* to_string(VerifyMode m) {
+  return m == VerifyMode::full ? "full" : m == VerifyMode::sample ? "sample" : "off";
+}
+
+std::vector<std::string> deck_keys() {
+  std::vector<std::string> keys;
+  for (const auto& [name, set] : schema()) keys.push_back(name);
+  return keys;
+}
+
+Config parse_config(const std::string& deck_text, const std::string& source_name,
+                    const std::string& deck_dir, const std::vector<std::string>& overrides) {
+  Config c;
+  c.source = source_name;
+  toml::table deck;
+  try {
+    deck = toml::parse(deck_text, source_name);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << position(source_name, e.source()) << ": invalid TOML: " << e.description();
+    throw InputError(os.str());
+  }
+  for (auto&& [key, node] : deck) {
+    const std::string k(key.str());
+    const Where w{position(source_name, key.source()), deck_dir};
+    const Setter* set = find_key(k);
+    if (!set) unknown_key(w.text, k);
+    set->operator()(c, node, w);
+  }
+  for (const std::string& o : overrides) {
+    const auto eq = o.find('=');
+    const std::string where = "--set " + o;
+    if (eq == std::string::npos || eq == 0)
+      throw InputError(where + ": expected key=value");
+    const std::string key = o.substr(0, eq);
+    const std::string value = o.substr(eq + 1);
+    const Setter* set = find_key(key);
+    if (!set) unknown_key(where, key);
+    // The value is read as a TOML value (42, true, "text"); anything that is not one
+    // (openmp, out/loss.npy) is taken as a bare string.
+    toml::table parsed;
+    bool is_toml_value = false;
+    try {
+      parsed = toml::parse("v = " + value);
+      is_toml_value = parsed.size() == 1 && parsed.contains("v");
+    } catch (const toml::parse_error&) {
+    }
+    const Where w{where, ""};  // --set paths are relative to the working directory
+    if (is_toml_value) {
+      set->operator()(c, *parsed.get("v"), w);
+    } else {
+      const toml::value<std::string> as_string(value);
+      set->operator()(c, as_string, w);
+    }
+  }
+  check_consistency(c);
+  return c;
+}
+
+Config load_config(const std::string& deck_path, const std::vector<std::string>& overrides) {
+  if (deck_path.empty()) return parse_config(embedded_default_deck(), "embedded default deck", "", overrides);
+  std::ifstream in(deck_path, std::ios::binary);
+  if (!in) throw InputError(deck_path + ": cannot open deck file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const fs::path dir = fs::path(deck_path).parent_path();
+  return parse_config(text.str(), deck_path, dir.string(), overrides);
+}
+
+std::vector<std::pair<std::string, std::string>> describe(const Config& c) {
+  auto q = [](const std::string& s) { return "\"" + s + "\""; };
+  std::vector<std::pair<std::string, std::string>> d = {
+      {"tokens", std::to_string(c.tokens)},
+      {"vocab", std::to_string(c.vocab)},
+      {"backend", q(c.backend)},
+      {"reduction", q(to_string(c.reduction))},
+      {"log_target", c.log_target ? "true" : "false"},
+      {"input", q(to_string(c.input))},
+  };
+  if (c.input == InputKind::npy) {
+    d.emplace_back("log_probs", q(c.log_probs));
+    d.emplace_back("targets", q(c.targets));
+  }
+  if (!c.output.empty()) d.emplace_back("output", q(c.output));
+  d.emplace_back("dtype", q(c.dtype));
+  d.emplace_back("seed", std::to_string(c.seed));
+  d.emplace_back("warmup", std::to_string(c.warmup));
+  d.emplace_back("repeats", std::to_string(c.repeats));
+  d.emplace_back("verify", q(to_string(c.verify)));
+  if (c.verify == VerifyMode::sample) d.emplace_back("sample_rows", std::to_string(c.sample_rows));
+  d.emplace_back("variant", q(c.variant));
+  return d;
+}
+
+}  // namespace klmini

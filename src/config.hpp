@@ -1,0 +1,57 @@
+// The run's configuration: a deck (TOML) plus --set overrides, validated and typed.
+// Host-only: this header is free of Kokkos and TOML so that every translation unit can use it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace klmini {
+
+enum class Reduction { batchmean, sum, mean, none };
+enum class InputKind { generate, npy };
+enum class VerifyMode { full, sample, off };
+
+struct Config {
+  std::int64_t tokens = 1024;
+  std::int64_t vocab = 4096;
+  std::string backend = "default";  // "default" = the best backend compiled in
+  Reduction reduction = Reduction::batchmean;
+  bool log_target = false;
+  InputKind input = InputKind::generate;
+  std::string log_probs;  // .npy paths, resolved against the deck's folder
+  std::string targets;
+  std::string output;  // .npy path for the `none` reduction's term matrix (optional)
+  std::string dtype = "fp32";
+  std::uint64_t seed = 20261202;
+  int warmup = 2;
+  int repeats = 10;
+  VerifyMode verify = VerifyMode::full;
+  std::int64_t sample_rows = 256;
+  std::string variant = "fused";  // a variant name or "all"
+
+  std::string source = "embedded default deck";  // where the deck came from
+  std::int64_t elements() const { return tokens * vocab; }
+};
+
+const char* to_string(Reduction r);
+const char* to_string(InputKind k);
+const char* to_string(VerifyMode m);
+
+// The deck compiled into the binary (inputs/default.toml).
+const char* embedded_default_deck();
+
+// Parse `deck_text` (read from `deck_path`, or the embedded deck when the path is empty),
+// apply `overrides` ("key=value", value in TOML syntax or a bare string), validate.
+// Throws DeckError naming the file:line or --set at fault.
+Config load_config(const std::string& deck_path, const std::vector<std::string>& overrides);
+Config parse_config(const std::string& deck_text, const std::string& source_name,
+                    const std::string& deck_dir, const std::vector<std::string>& overrides);
+
+// Every deck key, in documentation order (used by --help and tests).
+std::vector<std::string> deck_keys();
+
+// The resolved deck as TOML-like "key = value" lines (for the report and JSON).
+std::vector<std::pair<std::string, std::string>> describe(const Config& c);
+
+}  // namespace klmini

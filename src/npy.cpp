@@ -1,0 +1,236 @@
+#include "npy.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "errors.hpp"
+
+namespace klmini {
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicLen = 6;
+
+std::string shape_text(const std::vector<std::int64_t>& s) {
+  std::ostringstream os;
+  os << "(";
+  for (std::size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  if (s.size() == 1) os << ",";
+  os << ")";
+  return os.str();
+}
+
+// A strict reader of the Python literal numpy writes as the header.
+class DictParser {
+ public:
+  DictParser(const std::string& path, const std::string& text) : path_(path), s_(text) {}
+
+  NpyHeader parse() {
+    NpyHeader h;
+    bool have_descr = false, have_order = false, have_shape = false;
+    expect('{');
+    skip_ws();
+    while (peek() != '}') {
+      const std::string key = quoted();
+      expect(':');
+      if (key == "descr") {
+        h.descr = quoted();
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran_order = boolean();
+        have_order = true;
+      } else if (key == "shape") {
+        h.shape = tuple();
+        have_shape = true;
+      } else {
+        fail("unexpected header key '" + key + "'");
+      }
+      skip_ws();
+      if (peek() == ',') {
+        ++pos_;
+        skip_ws();
+      } else if (peek() != '}') {
+        fail("expected ',' or '}' in header");
+      }
+    }
+    ++pos_;
+    skip_ws();
+    if (pos_ != s_.size()) fail("trailing characters after the header dictionary");
+    if (!have_descr) fail("header has no 'descr'");
+    if (!have_order) fail("header has no 'fortran_order'");
+    if (!have_shape) fail("header has no 'shape'");
+    return h;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw DataFileError(path_, "malformed .npy header: " + what);
+  }
+  char peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
+  void skip_ws() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t')) ++pos_;
+  }
+  void expect(char c) {
+    skip_ws();
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string quoted() {
+    skip_ws();
+    const char q = peek();
+    if (q != '\'' && q != '"') fail("expected a quoted string");
+    const auto end = s_.find(q, pos_ + 1);
+    if (end == std::string::npos) fail("unterminated string");
+    std::string out = s_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return out;
+  }
+  bool boolean() {
+    skip_ws();
+    if (s_.compare(pos_, 4, "True") == 0) { pos_ += 4; return true; }
+    if (s_.compare(pos_, 5, "False") == 0) { pos_ += 5; return false; }
+    fail("expected True or False");
+  }
+  std::vector<std::int64_t> tuple() {
+    expect('(');
+    std::vector<std::int64_t> dims;
+    skip_ws();
+    while (peek() != ')') {
+      if (!std::isdigit(static_cast<unsigned char>(peek()))) fail("expected a dimension in 'shape'");
+      std::int64_t v = 0;
+      while (std::isdigit(static_cast<unsigned char>(peek()))) {
+        const int digit = s_[pos_++] - '0';
+        if (v > (std::numeric_limits<std::int64_t>::max() - digit) / 10) fail("dimension too large");
+        v = v * 10 + digit;
+      }
+      if (peek() == 'L') ++pos_;  // written by Python 2's numpy
+      dims.push_back(v);
+      skip_ws();
+      if (peek() == ',') { ++pos_; skip_ws(); }
+      else if (peek() != ')') fail("expected ',' or ')' in 'shape'");
+    }
+    ++pos_;
+    return dims;
+  }
+
+  const std::string& path_;
+  const std::string& s_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace
+
+NpyHeader parse_npy_header_dict(const std::string& path, const std::string& dict) {
+  return DictParser(path, dict).parse();
+}
+
+NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataFileError(path, "cannot open .npy file");
+  std::error_code ec;
+  const auto file_size = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
+  if (ec) throw DataFileError(path, "cannot determine file size: " + ec.message());
+
+  char prefix[10];
+  if (!in.read(prefix, 8) || std::memcmp(prefix, kMagic, kMagicLen) != 0)
+    throw DataFileError(path, "not a .npy file (bad magic; expected \\x93NUMPY)");
+  const int major = static_cast<unsigned char>(prefix[6]);
+  const int minor = static_cast<unsigned char>(prefix[7]);
+  std::int64_t header_len = 0, prefix_len = 0;
+  if (major == 1 && minor == 0) {
+    unsigned char b[2];
+    if (!in.read(reinterpret_cast<char*>(b), 2)) throw DataFileError(path, "truncated .npy header");
+    header_len = b[0] | (b[1] << 8);
+    prefix_len = 10;
+  } else if ((major == 2 || major == 3) && minor == 0) {
+    unsigned char b[4];
+    if (!in.read(reinterpret_cast<char*>(b), 4)) throw DataFileError(path, "truncated .npy header");
+    header_len = std::int64_t(b[0]) | (std::int64_t(b[1]) << 8) | (std::int64_t(b[2]) << 16) |
+                 (std::int64_t(b[3]) << 24);
+    prefix_len = 12;
+  } else {
+    throw DataFileError(path, "unsupported .npy format version " + std::to_string(major) + "." +
+                                  std::to_string(minor) + " (1.0, 2.0 and 3.0 are read)");
+  }
+  if (prefix_len + header_len > file_size)
+    throw DataFileError(path, "truncated .npy header (header length " + std::to_string(header_len) +
+                                  " runs past the end of the file)");
+  std::string dict(static_cast<std::size_t>(header_len), '\0');
+  if (!in.read(dict.data(), header_len)) throw DataFileError(path, "truncated .npy header");
+  if (dict.empty() || dict.back() != '\n')
+    throw DataFileError(path, "malformed .npy header: it does not end in a newline");
+  dict.pop_back();
+  NpyHeader h = parse_npy_header_dict(path, dict);
+  h.data_offset = prefix_len + header_len;
+
+  if (h.descr != "<f4") {
+    std::string hint;
+    if (h.descr == ">f4") hint = " (big-endian fp32; convert with arr.astype('<f4'))";
+    else if (h.descr == "<f8") hint = " (fp64; convert with arr.astype(np.float32))";
+    else if (h.descr == "<f2") hint = " (fp16 is not supported yet)";
+    throw DataFileError(path, "dtype '" + h.descr + "' is not supported; klmini reads little-endian fp32 '<f4'" + hint);
+  }
+  if (h.fortran_order)
+    throw DataFileError(path, "array is in Fortran order; klmini reads C order (np.ascontiguousarray)");
+  if (h.shape.size() != 2 || h.shape[0] != rows || h.shape[1] != cols)
+    throw DataFileError(path, "shape " + shape_text(h.shape) + " does not match the deck's (tokens, vocab) = (" +
+                                  std::to_string(rows) + ", " + std::to_string(cols) + ")");
+  const std::int64_t expected = h.data_offset + rows * cols * std::int64_t(sizeof(float));
+  if (file_size != expected)
+    throw DataFileError(path, "file is " + std::to_string(file_size) + " bytes but header and shape " +
+                                  shape_text(h.shape) + " imply " + std::to_string(expected) +
+                                  (file_size < expected ? " (truncated)" : " (trailing bytes)"));
+  return h;
+}
+
+void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin,
+                       std::int64_t row_count, float* dest) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataFileError(path, "cannot open .npy file");
+  const std::int64_t cols = header.shape.at(1);
+  in.seekg(header.data_offset + row_begin * cols * std::int64_t(sizeof(float)));
+  const std::int64_t bytes = row_count * cols * std::int64_t(sizeof(float));
+  if (!in.read(reinterpret_cast<char*>(dest), bytes))
+    throw DataFileError(path, "read failed after " + std::to_string(in.gcount()) + " of " +
+                                  std::to_string(bytes) + " bytes");
+  static_assert(sizeof(float) == 4, "fp32 is 4 bytes");
+}
+
+void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols, const float* data) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) +
+                     ", " + std::to_string(cols) + "), }";
+  // Version 1.0: the 10-byte prefix plus the dictionary, padded with spaces to a multiple of
+  // 64 bytes and ended by a newline, so that the data is aligned.
+  const std::size_t total = ((10 + dict.size() + 1 + 63) / 64) * 64;
+  dict.append(total - 10 - dict.size() - 1, ' ');
+  dict.push_back('\n');
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw DataFileError(path, "cannot create output file (" + tmp + ")");
+    out.write(kMagic, kMagicLen);
+    const char version[2] = {1, 0};
+    out.write(version, 2);
+    const unsigned char len[2] = {static_cast<unsigned char>(dict.size() & 0xff),
+                                  static_cast<unsigned char>(dict.size() >> 8)};
+    out.write(reinterpret_cast<const char*>(len), 2);
+    out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
+    out.write(reinterpret_cast<const char*>(data), rows * cols * std::int64_t(sizeof(float)));
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw DataFileError(path, "write failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw DataFileError(path, "cannot rename " + tmp + " into place: " + ec.message());
+}
+
+}  // namespace klmini

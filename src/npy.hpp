@@ -1,0 +1,36 @@
+// Reading and writing NumPy .npy files of little-endian fp32 matrices in C order.
+// Every way a file can be wrong (magic, version, header, dtype, order, shape, length) is a
+// DataFileError naming the file and the fault.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace klmini {
+
+struct NpyHeader {
+  std::string descr;                // e.g. "<f4"
+  bool fortran_order = false;
+  std::vector<std::int64_t> shape;  // e.g. {16384, 4096}
+  std::int64_t data_offset = 0;     // bytes before the first element
+};
+
+// Parse and check the header of `path`: a C-order '<f4' matrix of exactly rows x cols
+// whose file length matches. Throws DataFileError otherwise.
+NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols);
+
+// Read rows [row_begin, row_begin + row_count) of a checked file into `dest`
+// (row_count x cols floats).
+void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin,
+                       std::int64_t row_count, float* dest);
+
+// Write a rows x cols fp32 matrix; the data goes to a temporary file that is renamed at the
+// end, so an interrupted run never leaves a truncated result under `path`.
+void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols, const float* data);
+
+// Parse a header dictionary (exposed for tests): {'descr': '<f4', 'fortran_order': False,
+// 'shape': (2, 3), }. Throws DataFileError(path, ...) on anything else.
+NpyHeader parse_npy_header_dict(const std::string& path, const std::string& dict);
+
+}  // namespace klmini

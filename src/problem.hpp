@@ -1,0 +1,42 @@
+// The data of one run on one execution space: this rank's rows of lp and t.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace klmini {
+
+template <class Space>
+struct Problem {
+  using execution_space = Space;
+  using memory_space = typename Space::memory_space;
+  using Matrix = Kokkos::View<float**, Kokkos::LayoutRight, memory_space>;
+  using ConstFlat = Kokkos::View<const float*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  Matrix lp, t;              // tokens x vocab, row-major, unpadded
+  std::int64_t tokens = 0;   // rows held here
+  std::int64_t vocab = 0;
+  bool log_target = false;
+
+  std::int64_t elements() const { return tokens * vocab; }
+  // Both matrices as flat arrays (for the element-wise and library variants).
+  ConstFlat lp_flat() const { return ConstFlat(lp.data(), elements()); }
+  ConstFlat t_flat() const { return ConstFlat(t.data(), elements()); }
+};
+
+// Host spaces give each work item a whole row: one long loop with a private accumulator,
+// which the compiler can vectorize. Device spaces give each thread a short segment of a row,
+// so that neighbouring threads read neighbouring addresses (coalesced loads).
+template <class Space>
+constexpr bool is_host_space() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
+template <class Space>
+std::int64_t segment_width(std::int64_t vocab) {
+  return is_host_space<Space>() ? vocab : (vocab < 4 ? vocab : 4);
+}
+
+}  // namespace klmini

@@ -1,0 +1,52 @@
+// Everything one run measured: filled by the runner, printed by the report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "verify.hpp"
+
+namespace klmini {
+
+struct TimingStats {
+  double median_s = 0.0, min_s = 0.0, max_s = 0.0;
+};
+
+// Median, minimum and maximum of a list of times (median of an even count: mean of the middle two).
+TimingStats summarize(std::vector<double> times_s);
+
+struct VariantResult {
+  std::string variant;
+  TimingStats time;
+  double bytes = 0.0;               // bytes that must cross memory once per run
+  double GBps = 0.0;                // bytes / median time
+  double fraction_of_ceiling = 0.0;
+  double sum = 0.0;                 // unscaled fp64 sum of terms (this rank's)
+  double loss = 0.0;                // scaled by the reduction
+  bool reproducible = true;         // every timed repeat gave the bitwise same sum
+  Verification verification;
+};
+
+struct Record {
+  Config config;
+  std::string backend;             // resolved ("openmp", ...)
+  std::string execution_space;     // Kokkos's name for it
+  int concurrency = 0;             // threads (host) or concurrent threads (device)
+  std::string kokkos_version;
+  std::string kokkos_backends;     // enabled in the Kokkos build
+  double input_bytes = 0.0;        // 2 * tokens * vocab * sizeof(float)
+  double setup_s = 0.0;            // allocation + generation or file reading
+  double reference_s = 0.0;        // fp64 host reference
+  TimingStats ceiling;             // the read-bandwidth probe over the same bytes
+  double ceiling_GBps = 0.0;
+  std::vector<VariantResult> results;
+  double loss = 0.0;               // the product variant's (first in results)
+  std::string output_written;      // path of the `none` matrix, if written
+  bool verified() const;           // verification on and every variant passed
+  bool verification_failed() const;
+  double worst_relative_error() const;
+};
+
+}  // namespace klmini

@@ -1,0 +1,260 @@
+#include "report.hpp"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "errors.hpp"
+#include "version.hpp"
+
+namespace klmini {
+
+TimingStats summarize(std::vector<double> t) {
+  TimingStats s;
+  if (t.empty()) return s;
+  std::sort(t.begin(), t.end());
+  const std::size_t n = t.size();
+  s.median_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  s.min_s = t.front();
+  s.max_s = t.back();
+  return s;
+}
+
+bool Record::verification_failed() const {
+  for (const auto& v : results)
+    if (v.verification.mode != VerifyMode::off && !v.verification.passed) return true;
+  return false;
+}
+bool Record::verified() const { return config.verify != VerifyMode::off && !verification_failed(); }
+double Record::worst_relative_error() const {
+  double worst = 0.0;
+  for (const auto& v : results) worst = std::max(worst, v.verification.relative_error);
+  return worst;
+}
+
+Provenance provenance() {
+  Provenance p{KLMINI_VERSION, KLMINI_GIT_HASH, KLMINI_COMPILER, KLMINI_BUILD_TYPE, "", ""};
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) p.host = host;
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  p.date_utc = date;
+  return p;
+}
+
+std::string format_loss(double loss) {
+  if (std::isnan(loss)) return "nan";
+  if (std::isinf(loss)) return loss > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", loss);
+  return buf;
+}
+
+namespace {
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024.0 && u < 4) { b /= 1024.0; ++u; }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f %s", b, unit[u]);
+  return buf;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  else if (s < 1.0) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+const VariantResult* product(const Record& r) { return r.results.empty() ? nullptr : &r.results.front(); }
+
+}  // namespace
+
+void print_summary(const Record& r, std::ostream& os) {
+  const Config& c = r.config;
+  const Provenance p = provenance();
+  os << "klmini " << p.version << " (" << p.git_hash << ") - KL-divergence loss mini-app\n"
+     << "Input\n"
+     << "  deck            " << c.source << "\n"
+     << "  tokens x vocab  " << c.tokens << " x " << c.vocab << " (" << c.elements() << " elements, "
+     << c.dtype << ")\n"
+     << "  input bytes     " << human_bytes(r.input_bytes) << " (lp and t, read once per run)\n"
+     << "  reduction       " << to_string(c.reduction) << (c.log_target ? ", log_target" : "") << "\n"
+     << "  input           " << to_string(c.input);
+  if (c.input == InputKind::generate) os << " (seed " << c.seed << ")";
+  else os << " (" << c.log_probs << ", " << c.targets << ")";
+  os << "\n"
+     << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency "
+     << r.concurrency << ")\n"
+     << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "]\n"
+     << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n"
+     << "  verification    " << to_string(c.verify);
+  if (c.verify == VerifyMode::sample) os << " (" << c.sample_rows << " rows)";
+  os << "\n";
+}
+
+void print_results(const Record& r, std::ostream& os) {
+  char line[256];
+  os << "Results (setup " << seconds(r.setup_s) << ", reference " << seconds(r.reference_s) << ")\n";
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %10s  %s\n", "variant", "median", "min", "max",
+                "GB/s", "ceiling", "verification");
+  os << line;
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %9.1f%%  %s\n", "ceiling_read",
+                seconds(r.ceiling.median_s).c_str(), seconds(r.ceiling.min_s).c_str(),
+                seconds(r.ceiling.max_s).c_str(), r.ceiling_GBps, 100.0, "-");
+  os << line;
+  for (const auto& v : r.results) {
+    std::string check = "off";
+    if (v.verification.mode != VerifyMode::off) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s (rel. err %.2e)", v.verification.passed ? "ok" : "FAILED",
+                    v.verification.relative_error);
+      check = buf;
+    }
+    if (!v.reproducible) check += " [not bitwise reproducible]";
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %9.1f%%  %s\n", v.variant.c_str(),
+                  seconds(v.time.median_s).c_str(), seconds(v.time.min_s).c_str(), seconds(v.time.max_s).c_str(),
+                  v.GBps, 100.0 * v.fraction_of_ceiling, check.c_str());
+    os << line;
+  }
+  for (const auto& v : r.results)
+    if (v.verification.mode != VerifyMode::off)
+      os << "  " << v.variant << ": " << v.verification.detail << "\n";
+  if (!r.output_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
+                                    << " term matrix to " << r.output_written << "\n";
+  const VariantResult* p = product(r);
+  if (r.config.reduction == Reduction::none)
+    os << "(reduction none: the loss below is the sum of the term matrix)\n";
+  os << "loss: " << format_loss(r.loss) << "\n";
+  if (p) {
+    std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling)\n", p->GBps,
+                  p->variant.c_str(), 100.0 * p->fraction_of_ceiling, r.backend.c_str());
+    os << line;
+  }
+  if (r.config.verify == VerifyMode::off) {
+    os << "Verification: OFF\n";
+  } else {
+    std::snprintf(line, sizeof line, "Verification: %s (relative error %.3e, %s)\n",
+                  r.verification_failed() ? "FAILED" : "PASSED", r.worst_relative_error(),
+                  to_string(r.config.verify));
+    os << line;
+  }
+}
+
+namespace {
+
+nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+nlohmann::json verification_json(const Verification& v) {
+  return {{"mode", to_string(v.mode)},
+          {"passed", v.mode == VerifyMode::off ? nlohmann::json() : nlohmann::json(v.passed)},
+          {"relative_error", finite_or_null(v.relative_error)},
+          {"expected", finite_or_null(v.expected)},
+          {"tolerance", finite_or_null(v.tolerance)},
+          {"rows_checked", v.rows_checked},
+          {"detail", v.detail}};
+}
+
+}  // namespace
+
+void write_json(const Record& r, const std::string& path) {
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [key, value] : describe(r.config)) {
+    // describe() gives TOML literals; store them typed.
+    if (!value.empty() && value.front() == '"') params[key] = value.substr(1, value.size() - 2);
+    else if (value == "true" || value == "false") params[key] = value == "true";
+    else params[key] = std::stoll(value);
+  }
+  params["backend"] = r.backend;
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& v : r.results) {
+    results.push_back({{"variant", v.variant},
+                       {"median_s", v.time.median_s},
+                       {"min_s", v.time.min_s},
+                       {"max_s", v.time.max_s},
+                       {"bytes", v.bytes},
+                       {"GBps", v.GBps},
+                       {"fraction_of_ceiling", v.fraction_of_ceiling},
+                       {"loss", finite_or_null(v.loss)},
+                       {"bitwise_reproducible", v.reproducible},
+                       {"verification", verification_json(v.verification)}});
+  }
+  const Provenance p = provenance();
+  nlohmann::json doc = {
+      {"parameters", params},
+      {"loss", finite_or_null(r.loss)},
+      {"loss_text", format_loss(r.loss)},
+      {"ceiling_GBps", r.ceiling_GBps},
+      {"ceiling", {{"median_s", r.ceiling.median_s}, {"min_s", r.ceiling.min_s}, {"max_s", r.ceiling.max_s},
+                   {"bytes", r.input_bytes}}},
+      {"results", results},
+      {"verification",
+       {{"mode", to_string(r.config.verify)},
+        {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
+        {"relative_error", finite_or_null(r.worst_relative_error())}}},
+      {"output", r.output_written.empty() ? nlohmann::json() : nlohmann::json(r.output_written)},
+      {"setup_s", r.setup_s},
+      {"reference_s", r.reference_s},
+      {"provenance",
+       {{"klmini_version", p.version},
+        {"git_hash", p.git_hash},
+        {"compiler", p.compiler},
+        {"build_type", p.build_type},
+        {"kokkos_version", r.kokkos_version},
+        {"kokkos_backends", r.kokkos_backends},
+        {"execution_space", r.execution_space},
+        {"concurrency", r.concurrency},
+        {"host", p.host},
+        {"date", p.date_utc}}}};
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw DataFileError(path, "cannot write JSON file");
+  out << doc.dump(2) << "\n";
+  if (!out) throw DataFileError(path, "write failed");
+}
+
+void append_csv(const Record& r, const std::string& path) {
+  static const char* header =
+      "date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,tokens,vocab,dtype,reduction,"
+      "log_target,input,variant,median_s,min_s,max_s,bytes,GBps,ceiling_GBps,fraction_of_ceiling,loss,"
+      "verification,relative_error";
+  std::error_code ec;
+  const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
+  if (!fresh) {
+    std::ifstream in(path);
+    std::string first;
+    std::getline(in, first);
+    if (first != header)
+      throw DataFileError(path, "existing CSV has a different header; write to a new file");
+  }
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw DataFileError(path, "cannot append to CSV file");
+  if (fresh) out << header << "\n";
+  const Provenance p = provenance();
+  const Config& c = r.config;
+  for (const auto& v : r.results) {
+    const char* check = v.verification.mode == VerifyMode::off ? "off" : v.verification.passed ? "passed" : "failed";
+    out << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << "," << r.kokkos_version << ","
+        << r.backend << "," << r.concurrency << "," << c.tokens << "," << c.vocab << "," << c.dtype << ","
+        << to_string(c.reduction) << "," << (c.log_target ? "true" : "false") << "," << to_string(c.input) << ","
+        << v.variant << "," << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << ","
+        << v.time.max_s << "," << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << ","
+        << r.ceiling_GBps << "," << v.fraction_of_ceiling << "," << format_loss(v.loss) << "," << check << ","
+        << std::setprecision(3) << v.verification.relative_error << "\n";
+  }
+  if (!out) throw DataFileError(path, "write failed");
+}
+
+}  // namespace klmini

@@ -1,0 +1,243 @@
+// The run on one execution space: set up the problem, time the ceiling probe and each variant
+// (warmup, repeats, fences, medians), verify every variant against the fp64 host reference,
+// write the `none` matrix. Templated on the space; src/backends.cpp instantiates it for each
+// space compiled in.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "errors.hpp"
+#include "generate.hpp"
+#include "npy.hpp"
+#include "problem.hpp"
+#include "record.hpp"
+#include "reference.hpp"
+#include "semantics.hpp"
+#include "variants/ceiling.hpp"
+#include "variants/registry.hpp"
+#include "variants/terms.hpp"
+#include "verify.hpp"
+
+namespace klmini {
+
+// Kokkos reports a failed allocation as std::bad_alloc (4.x) or std::runtime_error (3.x);
+// either way the user sees which array of which shape did not fit.
+template <class View>
+View allocate_matrix(const char* label, std::int64_t rows, std::int64_t cols) {
+  try {
+    return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
+  } catch (const std::exception& e) {
+    throw DoesNotFit(std::string("cannot allocate ") + label + " (" + std::to_string(rows) + " x " +
+                     std::to_string(cols) + " fp32, " + std::to_string(double(rows) * cols * 4 / 1073741824.0) +
+                     " GiB) in " + View::memory_space::name() + ": " + e.what());
+  }
+}
+
+// Rows [row_begin, row_begin + rows) of this rank, from the generator or the .npy files.
+template <class Space>
+Problem<Space> make_problem(const Config& c, std::int64_t row_begin, std::int64_t rows) {
+  using Matrix = typename Problem<Space>::Matrix;
+  Problem<Space> p;
+  p.tokens = rows;
+  p.vocab = c.vocab;
+  p.log_target = c.log_target;
+  if (c.input == InputKind::npy) {  // check both headers before allocating anything
+    const NpyHeader lp_header = inspect_npy_f32(c.log_probs, c.tokens, c.vocab);
+    const NpyHeader t_header = inspect_npy_f32(c.targets, c.tokens, c.vocab);
+    p.lp = allocate_matrix<Matrix>("klmini::lp", rows, c.vocab);
+    p.t = allocate_matrix<Matrix>("klmini::t", rows, c.vocab);
+    auto lp_host = Kokkos::create_mirror_view(p.lp);
+    auto t_host = Kokkos::create_mirror_view(p.t);
+    read_npy_f32_rows(c.log_probs, lp_header, row_begin, rows, lp_host.data());
+    read_npy_f32_rows(c.targets, t_header, row_begin, rows, t_host.data());
+    Kokkos::deep_copy(p.lp, lp_host);
+    Kokkos::deep_copy(p.t, t_host);
+  } else {
+    // Allocated without initialization: the generator's threads touch the pages first.
+    p.lp = allocate_matrix<Matrix>("klmini::lp", rows, c.vocab);
+    p.t = allocate_matrix<Matrix>("klmini::t", rows, c.vocab);
+    generate_softmax_rows<Space>(p.lp, row_begin, c.vocab, c.seed, Stream::log_probs, true);
+    generate_softmax_rows<Space>(p.t, row_begin, c.vocab, c.seed, Stream::targets, c.log_target);
+  }
+  Space().fence();
+  return p;
+}
+
+// Host copies of the given rows of a device matrix (the whole matrix when `rows` is all of it).
+template <class Matrix>
+std::vector<float> rows_on_host(const Matrix& m, const std::vector<std::int64_t>& rows) {
+  const std::int64_t vocab = static_cast<std::int64_t>(m.extent(1));
+  std::vector<float> out(rows.size() * static_cast<std::size_t>(vocab));
+  if (static_cast<std::int64_t>(rows.size()) == static_cast<std::int64_t>(m.extent(0))) {
+    Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+        out.data(), m.extent(0), m.extent(1));
+    Kokkos::deep_copy(host, m);
+    return out;
+  }
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
+        out.data() + k * static_cast<std::size_t>(vocab), vocab);
+    Kokkos::deep_copy(host, Kokkos::subview(m, rows[k], Kokkos::ALL()));
+  }
+  return out;
+}
+
+// Runs `kernel` warmup + repeats times; each timed run is fenced. Returns the times and the
+// results of the timed runs.
+template <class Space>
+TimingStats time_kernel(const std::function<double()>& kernel, int warmup, int repeats, std::vector<double>& values) {
+  for (int i = 0; i < warmup; ++i) kernel();
+  std::vector<double> times;
+  values.clear();
+  for (int i = 0; i < repeats; ++i) {
+    Space().fence();
+    Kokkos::Timer timer;
+    const double v = kernel();
+    Space().fence();
+    times.push_back(timer.seconds());
+    values.push_back(v);
+  }
+  return summarize(times);
+}
+
+inline bool bitwise_equal(const std::vector<double>& v) {
+  for (const double x : v)
+    if (std::memcmp(&x, &v.front(), sizeof x) != 0) return false;
+  return true;
+}
+
+template <class Space>
+std::string space_backend_name() {
+  const std::string n = Space::name();
+  if (n == "OpenMP") return "openmp";
+  if (n == "Serial") return "serial";
+  if (n == "Cuda") return "cuda";
+  return n;
+}
+
+template <class Space>
+Record run_on_space(const Config& c) {
+  Record rec;
+  rec.config = c;
+  rec.backend = space_backend_name<Space>();
+  rec.execution_space = Space::name();
+  rec.concurrency = static_cast<int>(Space().concurrency());
+  rec.input_bytes = 2.0 * double(c.elements()) * sizeof(float);
+  return rec;
+}
+
+// The whole run. `announce` is called once the summary can be printed (before the timing).
+template <class Space>
+Record run_problem(const Config& c, const std::function<void(const Record&)>& announce,
+                   const std::string& kokkos_version, const std::string& kokkos_backends) {
+  Record rec = run_on_space<Space>(c);
+  rec.kokkos_version = kokkos_version;
+  rec.kokkos_backends = kokkos_backends;
+  if (announce) announce(rec);
+
+  Kokkos::Timer setup;
+  const Problem<Space> p = make_problem<Space>(c, 0, c.tokens);
+  rec.setup_s = setup.seconds();
+
+  std::vector<double> values;
+  rec.ceiling = time_kernel<Space>([&] { return variants::read_ceiling(p); }, c.warmup, c.repeats, values);
+  rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
+
+  std::vector<std::string> names;
+  if (c.reduction == Reduction::none) names = {std::string(kTermsVariant)};
+  else if (c.variant == "all") {
+    for (auto v : kVariantNames)
+      if (variants::compiled_in(std::string(v))) names.emplace_back(v);
+  } else names = {c.variant};
+
+  // Reference rows: all of them, a seeded sample, or none.
+  std::vector<std::int64_t> ref_rows;
+  if (c.verify == VerifyMode::full) ref_rows = sample_rows(c.tokens, c.tokens, c.seed);
+  if (c.verify == VerifyMode::sample) ref_rows = sample_rows(c.tokens, c.sample_rows, c.seed);
+  std::vector<float> lp_ref, t_ref;
+  std::vector<RowTotals> ref_totals;
+  if (!ref_rows.empty()) {
+    Kokkos::Timer ref_timer;
+    lp_ref = rows_on_host(p.lp, ref_rows);
+    t_ref = rows_on_host(p.t, ref_rows);
+    ref_totals = reference_rows(lp_ref.data(), t_ref.data(), static_cast<std::int64_t>(ref_rows.size()), c.vocab,
+                                c.log_target);
+    rec.reference_s = ref_timer.seconds();
+  }
+  const double scale = reduction_scale(c.reduction, c.tokens, c.vocab);
+  const bool sampled = c.verify == VerifyMode::sample && static_cast<std::int64_t>(ref_rows.size()) < c.tokens;
+
+  typename Problem<Space>::Matrix out;
+  if (c.reduction == Reduction::none) out = allocate_matrix<typename Problem<Space>::Matrix>("klmini::terms", c.tokens, c.vocab);
+
+  for (const std::string& name : names) {
+    VariantResult v;
+    v.variant = name;
+    std::function<double()> kernel;
+    if (name == kTermsVariant) {
+      kernel = [&] { return variants::terms(p, out); };
+      v.bytes = 3.0 * double(c.elements()) * sizeof(float);
+    } else {
+      if (!variants::compiled_in(name))
+        throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");
+      kernel = [&] { return variants::run_variant(name, p); };
+      v.bytes = rec.input_bytes;
+    }
+    if (name == kTermsVariant) Kokkos::deep_copy(out, -7.77e33f);  // poison: an unwritten element fails verification
+    v.time = time_kernel<Space>(kernel, c.warmup, c.repeats, values);
+    v.sum = values.back();
+    v.loss = v.sum * scale;
+    v.reproducible = bitwise_equal(values);
+    v.GBps = v.bytes / v.time.median_s * 1e-9;
+    v.fraction_of_ceiling = v.GBps / rec.ceiling_GBps;
+    if (c.verify != VerifyMode::off) {
+      Verification check;
+      if (sampled && std::isfinite(v.sum)) {
+        check = verify_sample(v.sum, ref_totals, c.tokens, scale);
+      } else if (sampled) {
+        // A non-finite loss from a sample cannot be judged: check every row.
+        const std::vector<std::int64_t> all = sample_rows(c.tokens, c.tokens, c.seed);
+        const auto lp_all = rows_on_host(p.lp, all), t_all = rows_on_host(p.t, all);
+        check = verify_full(v.sum, reference_rows(lp_all.data(), t_all.data(), c.tokens, c.vocab, c.log_target), scale);
+        check.detail += " (loss not finite: checked every row)";
+      } else {
+        check = verify_full(v.sum, ref_totals, scale);
+      }
+      if (name == kTermsVariant) {  // the matrix itself, element by element, on the reference rows
+        const std::vector<float> out_rows = rows_on_host(out, ref_rows);
+        Verification m = verify_terms(out_rows.data(), lp_ref.data(), t_ref.data(),
+                                      static_cast<std::int64_t>(ref_rows.size()), c.vocab, c.log_target);
+        m.mode = c.verify;
+        if (!m.passed || !check.passed) {
+          m.passed = m.passed && check.passed;
+          m.detail = "matrix: " + m.detail + "; sum: " + check.detail;
+        } else {
+          m.detail = "matrix: " + m.detail + "; sum: " + check.detail;
+        }
+        m.expected = check.expected;
+        check = m;
+      }
+      v.verification = check;
+    }
+    rec.results.push_back(v);
+  }
+  rec.loss = rec.results.front().loss;
+
+  if (c.reduction == Reduction::none && !c.output.empty()) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    write_npy_f32(c.output, c.tokens, c.vocab, host.data());
+    rec.output_written = c.output;
+  }
+  return rec;
+}
+
+}  // namespace klmini

@@ -1,0 +1,48 @@
+// The one statement of KL-divergence semantics (PyTorch's kl_div, see docs/SEMANTICS.md):
+// every kernel variant and the fp64 host reference call these, so they cannot disagree.
+#pragma once
+
+#include "kokkos_math.hpp"
+
+namespace klmini {
+
+// xlogy(t, t) - t * lp, or exp(t) * (t - lp) when the target is given as log-probabilities.
+// Written without isnan() on purpose: t == 0 contributes 0 only through the xlogy branch,
+// while 0 * lp still turns lp = -inf or NaN into NaN, as PyTorch does; NaN and negative t
+// propagate through log(). That keeps the semantics intact under -ffast-math style flags
+// that fold isnan() to false.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real kl_term(Real t, Real lp, bool log_target) {
+  if (log_target) return math::exp(t) * (t - lp);
+  const Real entropy_part = (t == Real(0)) ? Real(0) : t * math::log(t);
+  return entropy_part - t * lp;
+}
+
+// The magnitude that bounds the rounding error of one term computed in precision Real:
+// |xlogy(t,t)| + |t*lp| (or exp(t) * (|t| + |lp|)). Verification tolerances scale with its sum.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real kl_term_magnitude(Real t, Real lp, bool log_target) {
+  if (log_target) return math::exp(t) * (math::abs(t) + math::abs(lp));
+  const Real entropy_part = (t == Real(0)) ? Real(0) : t * math::log(t);
+  return math::abs(entropy_part) + math::abs(t * lp);
+}
+
+}  // namespace klmini
+
+#include "config.hpp"
+
+namespace klmini {
+
+// The reductions differ only in a final scaling of the sum of all terms (`none` reports that
+// sum alongside its matrix). PyTorch's batchmean divides by input.size(0) = tokens.
+inline double reduction_scale(Reduction r, std::int64_t tokens, std::int64_t vocab) {
+  switch (r) {
+    case Reduction::batchmean: return 1.0 / double(tokens);
+    case Reduction::mean: return 1.0 / (double(tokens) * double(vocab));
+    case Reduction::sum:
+    case Reduction::none: return 1.0;
+  }
+  return 1.0;
+}
+
+}  // namespace klmini

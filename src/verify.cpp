@@ -1,0 +1,124 @@
+#include "verify.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "semantics.hpp"
+
+namespace klmini {
+
+namespace {
+
+std::string format_line(const char* fmt, double a, double b) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a, b);
+  return buf;
+}
+
+}  // namespace
+
+Verification compare_scalar(double got, double expected, double bound) {
+  Verification v;
+  v.expected = expected;
+  v.tolerance = bound;
+  if (std::isnan(expected) || std::isnan(got)) {
+    v.passed = std::isnan(expected) && std::isnan(got);
+    v.relative_error = v.passed ? 0.0 : std::numeric_limits<double>::infinity();
+    v.detail = v.passed ? "NaN, as the reference" : (std::isnan(got) ? "NaN, reference is finite" : "reference is NaN");
+    return v;
+  }
+  if (std::isinf(expected) || std::isinf(got)) {
+    v.passed = got == expected;
+    v.relative_error = v.passed ? 0.0 : std::numeric_limits<double>::infinity();
+    v.detail = v.passed ? "infinite, as the reference" : "infinity does not match the reference";
+    return v;
+  }
+  const double diff = std::fabs(got - expected);
+  v.relative_error = expected != 0.0 ? diff / std::fabs(expected) : diff;
+  v.passed = diff <= bound;
+  v.detail = format_line("|error| %.3e, bound %.3e", diff, bound);
+  return v;
+}
+
+Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale) {
+  double sum = 0.0, magnitude = 0.0, c = 0.0;
+  for (const RowTotals& r : rows) {  // Kahan-Babuska across rows: the reference's own error stays negligible
+    const double y = r.sum;
+    const double s = sum + y;
+    c += std::fabs(sum) >= std::fabs(y) ? (sum - s) + y : (y - s) + sum;
+    sum = s;
+    magnitude += r.magnitude;
+  }
+  Verification v = compare_scalar(got_sum * scale, (sum + c) * scale,
+                                   kTermTolerance * magnitude * std::fabs(scale) + std::numeric_limits<double>::denorm_min());
+  v.mode = VerifyMode::full;
+  v.rows_checked = static_cast<std::int64_t>(rows.size());
+  return v;
+}
+
+Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
+                           double scale) {
+  const double n = double(rows.size());
+  double mean = 0.0, magnitude = 0.0;
+  for (const RowTotals& r : rows) {
+    mean += r.sum;
+    magnitude += r.magnitude;
+  }
+  mean /= n;
+  double var = 0.0;
+  for (const RowTotals& r : rows) var += (r.sum - mean) * (r.sum - mean);
+  var = rows.size() > 1 ? var / (n - 1.0) : 0.0;
+  const double N = double(tokens);
+  const double fpc = N > 1.0 ? std::sqrt(std::max(0.0, (N - n) / (N - 1.0))) : 0.0;
+  const double std_error = N * std::sqrt(var / n) * fpc;
+  const double rounding = kTermTolerance * magnitude / n * N;
+  Verification v = compare_scalar(got_sum * scale, N * mean * scale,
+                                   (kSampleSigmas * std_error + rounding) * std::fabs(scale) +
+                                       std::numeric_limits<double>::denorm_min());
+  v.mode = VerifyMode::sample;
+  v.rows_checked = static_cast<std::int64_t>(rows.size());
+  v.detail += " (estimate from " + std::to_string(rows.size()) + " sampled rows, " +
+              format_line("%.0f sigma = %.3e)", kSampleSigmas, kSampleSigmas * std_error * std::fabs(scale));
+  return v;
+}
+
+Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,
+                          std::int64_t vocab, bool log_target) {
+  Verification v;
+  v.rows_checked = rows;
+  double worst_ratio = 0.0, diff_sq = 0.0, ref_sq = 0.0;
+  std::int64_t bad = 0, first_bad = -1;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) {
+    const double ref = kl_term(double(t[i]), double(lp[i]), log_target);
+    const double got = out[i];
+    bool ok;
+    if (std::isnan(ref) || std::isnan(got)) {
+      ok = std::isnan(ref) && std::isnan(got);
+    } else if (std::isinf(ref) || std::isinf(got)) {
+      ok = ref == got;
+    } else {
+      const double bound = kTermTolerance * kl_term_magnitude(double(t[i]), double(lp[i]), log_target) +
+                           std::numeric_limits<float>::denorm_min();
+      const double d = std::fabs(got - ref);
+      ok = d <= bound;
+      worst_ratio = std::max(worst_ratio, d / bound);
+      diff_sq += d * d;
+      ref_sq += ref * ref;
+    }
+    if (!ok && bad++ == 0) first_bad = i;
+  }
+  v.passed = bad == 0;
+  v.relative_error = ref_sq > 0.0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
+  v.tolerance = kTermTolerance;
+  if (v.passed) {
+    v.detail = format_line("every element within its bound (worst %.2f of it; norm-wise %.3e)", worst_ratio,
+                           v.relative_error);
+  } else {
+    v.detail = std::to_string(bad) + " element(s) outside their bound; first at checked row " +
+               std::to_string(first_bad / vocab) + ", column " + std::to_string(first_bad % vocab);
+  }
+  return v;
+}
+
+}  // namespace klmini

@@ -1,0 +1,11 @@
+# Runs EXE with ARGS (a ;-list) and checks its exit code and output. Used by cli_tests.cmake.
+execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+string(REPLACE "\n" " " flat "${all}")
+if(NOT rc STREQUAL EXPECTED_RC)
+  message(FATAL_ERROR "exit code ${rc}, expected ${EXPECTED_RC}\n--- output ---\n${all}")
+endif()
+if(NOT flat MATCHES "${REGEX}")
+  message(FATAL_ERROR "output does not match '${REGEX}'\n--- output ---\n${all}")
+endif()
+message(STATUS "exit code ${rc} and output as expected")

@@ -1,0 +1,240 @@
+// Every kernel variant on one backend (KLMINI_TEST_SPACE), against the fp64 reference on the
+// semantics vectors and on fresh random inputs of awkward sizes. Built once per backend.
+#include <Kokkos_Core.hpp>
+
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "backends.hpp"
+#include "edge_cases.hpp"
+#include "npy.hpp"
+#include "runner.hpp"
+
+using Space = KLMINI_TEST_SPACE;
+using klmini::Problem;
+
+namespace {
+
+Problem<Space> upload(const std::vector<float>& lp, const std::vector<float>& t, std::int64_t tokens,
+                      std::int64_t vocab, bool log_target) {
+  Problem<Space> p;
+  p.tokens = tokens;
+  p.vocab = vocab;
+  p.log_target = log_target;
+  p.lp = typename Problem<Space>::Matrix("lp", tokens, vocab);
+  p.t = typename Problem<Space>::Matrix("t", tokens, vocab);
+  auto lp_h = Kokkos::create_mirror_view(p.lp);
+  auto t_h = Kokkos::create_mirror_view(p.t);
+  for (std::int64_t i = 0; i < tokens * vocab; ++i) {
+    lp_h.data()[i] = lp[i];
+    t_h.data()[i] = t[i];
+  }
+  Kokkos::deep_copy(p.lp, lp_h);
+  Kokkos::deep_copy(p.t, t_h);
+  return p;
+}
+
+std::vector<std::string> variants_built() {
+  std::vector<std::string> v;
+  for (auto name : klmini::kVariantNames)
+    if (klmini::variants::compiled_in(std::string(name))) v.emplace_back(name);
+  return v;
+}
+
+std::uint64_t fresh_seed() { return std::random_device{}(); }
+
+klmini::Config small_config(std::int64_t tokens, std::int64_t vocab) {
+  klmini::Config c;
+  c.tokens = tokens;
+  c.vocab = vocab;
+  c.backend = KLMINI_TEST_BACKEND;
+  c.seed = fresh_seed();
+  c.warmup = 0;
+  c.repeats = 2;
+  c.variant = "all";
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("every variant reproduces the semantics vectors, both target forms") {
+  REQUIRE(variants_built().size() >= 2);
+  for (const auto& base : klmini::testing::edge_cases()) {
+    for (const bool log_form : {false, true}) {
+      const auto c = log_form ? klmini::testing::as_log_target(base) : base;
+      const auto p = upload(klmini::testing::to_float(c.lp), klmini::testing::to_float(c.t), c.tokens, c.vocab, log_form);
+      typename Problem<Space>::Matrix out("out", c.tokens, c.vocab);
+      std::vector<std::pair<std::string, double>> sums;
+      for (const auto& name : variants_built()) sums.emplace_back(name, klmini::variants::run_variant(name, p));
+      sums.emplace_back("terms", klmini::variants::terms(p, out));
+      for (const auto& [name, sum] : sums) {
+        INFO(c.id << " variant " << name);
+        const double got = sum / double(c.tokens);
+        if (std::isnan(c.batchmean)) CHECK(std::isnan(got));
+        else CHECK(got == Catch::Approx(c.batchmean).epsilon(3e-7).margin(1e-7));
+      }
+    }
+  }
+}
+
+TEST_CASE("the none reduction's matrix matches the fp64 term of every element") {
+  for (const auto& base : klmini::testing::edge_cases()) {
+    for (const bool log_form : {false, true}) {
+      const auto c = log_form ? klmini::testing::as_log_target(base) : base;
+      INFO(c.id);
+      const auto lp = klmini::testing::to_float(c.lp), t = klmini::testing::to_float(c.t);
+      const auto p = upload(lp, t, c.tokens, c.vocab, log_form);
+      typename Problem<Space>::Matrix out("out", c.tokens, c.vocab);
+      Kokkos::deep_copy(out, -7.77e33f);  // poison
+      klmini::variants::terms(p, out);
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      CHECK(klmini::verify_terms(host.data(), lp.data(), t.data(), c.tokens, c.vocab, log_form).passed);
+    }
+  }
+}
+
+TEST_CASE("generated inputs are distributions and independent of how rows are split") {
+  const std::int64_t tokens = 9, vocab = 1003;
+  const std::uint64_t seed = fresh_seed();
+  typename Problem<Space>::Matrix all("all", tokens, vocab), tail("tail", tokens - 4, vocab);
+  klmini::generate_softmax_rows<Space>(all, 0, vocab, seed, klmini::Stream::targets, false);
+  klmini::generate_softmax_rows<Space>(tail, 4, vocab, seed, klmini::Stream::targets, false);
+  auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), all);
+  auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), tail);
+  for (std::int64_t r = 0; r < tokens; ++r) {
+    double s = 0.0;
+    for (std::int64_t j = 0; j < vocab; ++j) s += a(r, j);
+    CHECK(s == Catch::Approx(1.0).epsilon(1e-5));
+  }
+  for (std::int64_t r = 4; r < tokens; ++r)
+    for (std::int64_t j = 0; j < vocab; ++j) REQUIRE(a(r, j) == b(r - 4, j));
+  typename Problem<Space>::Matrix lp("lp", tokens, vocab);
+  klmini::generate_softmax_rows<Space>(lp, 0, vocab, seed, klmini::Stream::log_probs, true);
+  auto l = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lp);
+  double s = 0.0, spread = 0.0;
+  for (std::int64_t j = 0; j < vocab; ++j) {
+    s += std::exp(double(l(0, j)));
+    spread = std::max(spread, std::fabs(double(l(0, j) - l(0, 0))));
+  }
+  CHECK(s == Catch::Approx(1.0).epsilon(1e-5));
+  CHECK(spread > 1.0);  // logits of a standard normal: not a constant row
+}
+
+TEST_CASE("random inputs of awkward sizes: every variant within the stated bound of fp64") {
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {1, 1}, {1, 2}, {3, 1}, {1, 4097}, {5, 33}, {17, 1001}, {64, 4099}, {7, 31}};
+  for (const auto& [tokens, vocab] : shapes) {
+    for (const bool log_target : {false, true}) {
+      INFO(tokens << " x " << vocab << (log_target ? " log_target" : ""));
+      klmini::Config c = small_config(tokens, vocab);
+      c.log_target = log_target;
+      const klmini::Record r = klmini::run(c);
+      REQUIRE(r.results.size() == variants_built().size());
+      for (const auto& v : r.results) {
+        INFO(v.variant << ": " << v.verification.detail);
+        CHECK(v.verification.passed);
+        CHECK(v.verification.mode == klmini::VerifyMode::full);
+        CHECK(std::isfinite(v.loss));
+        CHECK(v.reproducible);
+        CHECK(v.GBps > 0.0);
+      }
+      CHECK(r.results.front().variant == "fused");
+      CHECK(r.ceiling_GBps > 0.0);
+    }
+  }
+}
+
+TEST_CASE("every reduction scales the same sum; none writes the matrix") {
+  klmini::Config c = small_config(6, 77);
+  c.variant = "fused";
+  double sums[3];
+  int i = 0;
+  for (const auto red : {klmini::Reduction::batchmean, klmini::Reduction::sum, klmini::Reduction::mean}) {
+    c.reduction = red;
+    const klmini::Record r = klmini::run(c);
+    CHECK(r.results.front().verification.passed);
+    sums[i++] = r.loss;
+  }
+  CHECK(sums[0] * 6 == Catch::Approx(sums[1]).epsilon(1e-14));
+  CHECK(sums[2] * 6 * 77 == Catch::Approx(sums[1]).epsilon(1e-14));
+
+  const auto path = (std::filesystem::temp_directory_path() / ("klmini_terms_" KLMINI_TEST_BACKEND + std::to_string(::getpid()) + ".npy")).string();
+  c.reduction = klmini::Reduction::none;
+  c.output = path;
+  const klmini::Record r = klmini::run(c);
+  REQUIRE(r.results.size() == 1);
+  CHECK(r.results.front().variant == "terms");
+  CHECK(r.results.front().verification.passed);
+  CHECK(r.loss == Catch::Approx(sums[1]).epsilon(1e-12));
+  CHECK(r.output_written == path);
+  const auto h = klmini::inspect_npy_f32(path, 6, 77);
+  std::vector<float> terms(6 * 77);
+  klmini::read_npy_f32_rows(path, h, 0, 6, terms.data());
+  double s = 0.0;
+  for (float x : terms) s += x;
+  CHECK(s == Catch::Approx(sums[1]).epsilon(1e-6));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("npy input gives the same loss as the generated data it holds") {
+  klmini::Config c = small_config(5, 130);
+  c.variant = "fused";
+  const klmini::Record generated = klmini::run(c);
+  // Write the same generated data to .npy files and read them back through the deck path.
+  const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
+  auto lp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.lp);
+  auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.t);
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string lp_path = (dir / ("klmini_lp_" KLMINI_TEST_BACKEND + std::to_string(::getpid()) + ".npy")).string();
+  const std::string t_path = (dir / ("klmini_t_" KLMINI_TEST_BACKEND + std::to_string(::getpid()) + ".npy")).string();
+  klmini::write_npy_f32(lp_path, 5, 130, lp.data());
+  klmini::write_npy_f32(t_path, 5, 130, t.data());
+  c.input = klmini::InputKind::npy;
+  c.log_probs = lp_path;
+  c.targets = t_path;
+  const klmini::Record from_files = klmini::run(c);
+  CHECK(from_files.results.front().verification.passed);
+  CHECK(from_files.loss == generated.loss);  // the same bits in, the same bits out
+  c.tokens = 6;  // a deck whose shape disagrees with the files
+  REQUIRE_THROWS_AS(klmini::run(c), klmini::DataFileError);
+  std::filesystem::remove(lp_path);
+  std::filesystem::remove(t_path);
+}
+
+TEST_CASE("sampled verification passes on correct results and checks the sampled rows") {
+  klmini::Config c = small_config(400, 64);
+  c.verify = klmini::VerifyMode::sample;
+  c.sample_rows = 50;
+  const klmini::Record r = klmini::run(c);
+  for (const auto& v : r.results) {
+    INFO(v.variant << ": " << v.verification.detail);
+    CHECK(v.verification.passed);
+    CHECK(v.verification.rows_checked == 50);
+  }
+}
+
+TEST_CASE("the loss is bitwise identical from run to run") {
+  klmini::Config c = small_config(33, 517);
+  c.repeats = 5;
+  const klmini::Record a = klmini::run(c), b = klmini::run(c);
+  for (std::size_t i = 0; i < a.results.size(); ++i) {
+    CHECK(a.results[i].reproducible);
+    CHECK(std::memcmp(&a.results[i].sum, &b.results[i].sum, sizeof(double)) == 0);
+  }
+}
+
+TEST_CASE("backends and variants not compiled in are clear errors") {
+  CHECK(klmini::resolve_backend(KLMINI_TEST_BACKEND) == KLMINI_TEST_BACKEND);
+  CHECK(klmini::resolve_backend("default") == klmini::compiled_backends().front());
+#ifndef KOKKOS_ENABLE_CUDA
+  REQUIRE_THROWS_WITH(klmini::resolve_backend("cuda"), Catch::Matchers::ContainsSubstring("not compiled into this build"));
+#endif
+  REQUIRE_THROWS_AS(klmini::variants::run_variant("nope", upload({0.f}, {1.f}, 1, 1, false)), klmini::InputError);
+}

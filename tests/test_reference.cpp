@@ -1,0 +1,151 @@
+// The fp64 reference and the verification rules, without any backend.
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "edge_cases.hpp"
+#include "reference.hpp"
+#include "semantics.hpp"
+#include "verify.hpp"
+
+using klmini::testing::edge_cases;
+
+namespace {
+double reference_sum(const klmini::testing::EdgeCase& c, bool log_target) {
+  const auto lp = klmini::testing::to_float(c.lp), t = klmini::testing::to_float(c.t);
+  double s = 0.0;
+  for (const auto& r : klmini::reference_rows(lp.data(), t.data(), c.tokens, c.vocab, log_target)) s += r.sum;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("kl_term in fp64 reproduces every edge-case vector to 1e-15") {
+  for (const auto& base : edge_cases()) {
+    for (const bool log_form : {false, true}) {
+      const auto c = log_form ? klmini::testing::as_log_target(base) : base;
+      INFO(c.id);
+      double sum = 0.0;
+      for (std::size_t i = 0; i < c.t.size(); ++i) sum += klmini::kl_term(c.t[i], c.lp[i], log_form);
+      const double got = sum / double(c.tokens);
+      if (std::isnan(c.batchmean)) {
+        CHECK(std::isnan(got));
+      } else {
+        CHECK(got == Catch::Approx(c.batchmean).epsilon(1e-15).margin(1e-16));
+      }
+    }
+  }
+}
+
+TEST_CASE("zero, negative and NaN targets follow PyTorch, not the clamping peers") {
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(klmini::kl_term(0.0, -3.0, false) == 0.0);           // xlogy(0, 0) = 0
+  CHECK(std::isnan(klmini::kl_term(0.0, -inf, false)));      // 0 * -inf
+  CHECK(std::isnan(klmini::kl_term(0.0, std::nan(""), false)));
+  CHECK(std::isnan(klmini::kl_term(-0.1, -1.0, false)));     // log of a negative target
+  CHECK(std::isnan(klmini::kl_term(std::nan(""), -1.0, false)));
+  CHECK(std::isnan(klmini::kl_term(-inf, -1.0, true)));      // exp(-inf) * -inf
+  CHECK(klmini::kl_term(std::log(0.5), std::log(0.25), true) == Catch::Approx(0.5 * std::log(2.0)).epsilon(1e-15));
+  CHECK(klmini::kl_term(0.0f, -3.0f, false) == 0.0f);         // the fp32 form the kernels use
+  CHECK(std::isnan(klmini::kl_term(0.0f, -std::numeric_limits<float>::infinity(), false)));
+}
+
+TEST_CASE("the reference on fp32 inputs matches the vectors to fp32 rounding, for every reduction") {
+  for (const auto& base : edge_cases()) {
+    for (const bool log_form : {false, true}) {
+      const auto c = log_form ? klmini::testing::as_log_target(base) : base;
+      INFO(c.id);
+      const double sum = reference_sum(c, log_form);
+      for (const auto red : {klmini::Reduction::batchmean, klmini::Reduction::sum, klmini::Reduction::mean}) {
+        const double expected = c.batchmean * double(c.tokens) * klmini::reduction_scale(red, c.tokens, c.vocab);
+        const double got = sum * klmini::reduction_scale(red, c.tokens, c.vocab);
+        if (std::isnan(expected)) CHECK(std::isnan(got));
+        else CHECK(got == Catch::Approx(expected).epsilon(3e-7).margin(1e-7));
+      }
+    }
+  }
+  // F, the two-row vector, with the numbers semantics.md states for each reduction.
+  const auto f = edge_cases()[5];
+  REQUIRE(f.id == "F");
+  const double s = reference_sum(f, false);
+  CHECK(s * klmini::reduction_scale(klmini::Reduction::batchmean, 2, 3) == Catch::Approx(0.17328679513998632).epsilon(3e-7));
+  CHECK(s * klmini::reduction_scale(klmini::Reduction::sum, 2, 3) == Catch::Approx(0.34657359027997264).epsilon(3e-7));
+  CHECK(s * klmini::reduction_scale(klmini::Reduction::mean, 2, 3) == Catch::Approx(0.05776226504666211).epsilon(3e-7));
+}
+
+TEST_CASE("compare_scalar: NaN only against NaN, infinities only against the same one") {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  CHECK(klmini::compare_scalar(nan, nan, 1e-6).passed);
+  CHECK_FALSE(klmini::compare_scalar(nan, 1.0, 1e-6).passed);
+  CHECK_FALSE(klmini::compare_scalar(1.0, nan, 1e-6).passed);
+  CHECK(klmini::compare_scalar(inf, inf, 1e-6).passed);
+  CHECK_FALSE(klmini::compare_scalar(-inf, inf, 1e-6).passed);
+  CHECK_FALSE(klmini::compare_scalar(1.0, inf, 1e-6).passed);
+  CHECK(klmini::compare_scalar(1.0 + 1e-7, 1.0, 2e-7).passed);
+  CHECK_FALSE(klmini::compare_scalar(1.0 + 3e-7, 1.0, 2e-7).passed);
+  const auto zero = klmini::compare_scalar(2e-8, 0.0, 1e-7);  // loss 0: the error is absolute
+  CHECK(zero.passed);
+  CHECK(zero.relative_error == Catch::Approx(2e-8));
+}
+
+TEST_CASE("full verification accepts rounding and rejects a wrong loss") {
+  std::mt19937 gen(std::random_device{}());
+  std::normal_distribution<double> z;
+  const std::int64_t rows = 64, vocab = 129;
+  std::vector<float> lp(rows * vocab), t(rows * vocab);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double s1 = 0, s2 = 0;
+    std::vector<double> a(vocab), b(vocab);
+    for (std::int64_t j = 0; j < vocab; ++j) { a[j] = z(gen); b[j] = z(gen); s1 += std::exp(a[j]); s2 += std::exp(b[j]); }
+    for (std::int64_t j = 0; j < vocab; ++j) {
+      lp[r * vocab + j] = float(a[j] - std::log(s1));
+      t[r * vocab + j] = float(std::exp(b[j]) / s2);
+    }
+  }
+  const auto totals = klmini::reference_rows(lp.data(), t.data(), rows, vocab, false);
+  double sum = 0.0, fp32_sum = 0.0;
+  for (const auto& r : totals) sum += r.sum;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) fp32_sum += double(klmini::kl_term(t[i], lp[i], false));
+  const double scale = 1.0 / rows;
+  const auto ok = klmini::verify_full(fp32_sum, totals, scale);
+  CHECK(ok.passed);
+  CHECK(ok.relative_error < 1e-6);
+  CHECK(ok.expected == Catch::Approx(sum * scale).epsilon(1e-15));
+  const auto off = klmini::verify_full(sum * (1.0 + 1e-4), totals, scale);  // a 1e-4 relative error
+  CHECK_FALSE(off.passed);
+  CHECK(off.relative_error == Catch::Approx(1e-4).epsilon(1e-6));
+
+  // Sampled: an estimate from a quarter of the rows brackets the true loss, and a loss
+  // that is 50% off falls outside it.
+  const auto picked = klmini::sample_rows(rows, 16, 99);
+  std::vector<klmini::RowTotals> sample;
+  for (const auto r : picked) sample.push_back(totals[r]);
+  CHECK(klmini::verify_sample(sum, sample, rows, scale).passed);
+  CHECK_FALSE(klmini::verify_sample(sum * 1.5, sample, rows, scale).passed);
+}
+
+TEST_CASE("sample_rows is seeded, sorted and distinct") {
+  const auto a = klmini::sample_rows(1000, 50, 7), b = klmini::sample_rows(1000, 50, 7);
+  const auto c = klmini::sample_rows(1000, 50, 8);
+  CHECK(a == b);
+  CHECK(a != c);
+  REQUIRE(a.size() == 50);
+  for (std::size_t i = 1; i < a.size(); ++i) CHECK(a[i - 1] < a[i]);
+  CHECK(a.back() < 1000);
+  CHECK(klmini::sample_rows(10, 50, 7).size() == 10);
+}
+
+TEST_CASE("verify_terms checks every element and points at the first bad one") {
+  const std::vector<float> lp = {std::log(.5f), std::log(.25f), std::log(.25f), 0.0f},
+                           t = {.5f, .5f, 0.0f, 1.0f};
+  std::vector<float> out(4);
+  for (int i = 0; i < 4; ++i) out[i] = klmini::kl_term(t[i], lp[i], false);
+  CHECK(klmini::verify_terms(out.data(), lp.data(), t.data(), 2, 2, false).passed);
+  out[3] = -7.77e33f;  // an element the kernel never wrote
+  const auto bad = klmini::verify_terms(out.data(), lp.data(), t.data(), 2, 2, false);
+  CHECK_FALSE(bad.passed);
+  CHECK_THAT(bad.detail, Catch::Matchers::ContainsSubstring("row 1, column 1"));
+}

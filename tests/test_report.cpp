@@ -1,0 +1,135 @@
+// The report's formats: loss line, statistics, JSON, CSV.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "errors.hpp"
+#include "report.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+
+namespace {
+
+klmini::Record sample_record(double loss) {
+  klmini::Record r;
+  r.config.tokens = 8;
+  r.config.vocab = 16;
+  r.backend = "serial";
+  r.execution_space = "Serial";
+  r.concurrency = 1;
+  r.kokkos_version = "9.9.99";
+  r.kokkos_backends = "serial";
+  r.input_bytes = 2.0 * 8 * 16 * 4;
+  r.ceiling = {2e-6, 1e-6, 3e-6};
+  r.ceiling_GBps = r.input_bytes / 2e-6 * 1e-9;
+  klmini::VariantResult v;
+  v.variant = "fused";
+  v.time = {4e-6, 3e-6, 5e-6};
+  v.bytes = r.input_bytes;
+  v.GBps = v.bytes / 4e-6 * 1e-9;
+  v.fraction_of_ceiling = 0.5;
+  v.loss = loss;
+  v.verification.mode = klmini::VerifyMode::full;
+  v.verification.passed = true;
+  v.verification.relative_error = 1.25e-9;
+  r.results.push_back(v);
+  r.loss = loss;
+  return r;
+}
+
+std::string temp_path(const std::string& name) {
+  const auto p = std::filesystem::temp_directory_path() / ("klmini_test_report_" + std::to_string(::getpid()) + name);
+  std::filesystem::remove(p);
+  return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("the loss is printed with 17 significant digits, non-finite values by name") {
+  CHECK(klmini::format_loss(0.34657359027997264) == "0.34657359027997264");
+  CHECK(klmini::format_loss(1.0 / 3.0) == "0.33333333333333331");
+  CHECK(klmini::format_loss(std::nan("")) == "nan");
+  CHECK(klmini::format_loss(std::numeric_limits<double>::infinity()) == "inf");
+  CHECK(klmini::format_loss(-std::numeric_limits<double>::infinity()) == "-inf");
+  CHECK(klmini::format_loss(0.0) == "0");
+}
+
+TEST_CASE("summarize gives median, minimum and maximum") {
+  const auto odd = klmini::summarize({5.0, 1.0, 3.0});
+  CHECK(odd.median_s == 3.0);
+  CHECK(odd.min_s == 1.0);
+  CHECK(odd.max_s == 5.0);
+  CHECK(klmini::summarize({4.0, 1.0, 3.0, 2.0}).median_s == 2.5);
+}
+
+TEST_CASE("the results block has the table, the loss line, the FOM and the verdict") {
+  std::ostringstream os;
+  klmini::print_results(sample_record(0.125), os);
+  const std::string s = os.str();
+  CHECK_THAT(s, ContainsSubstring("ceiling_read"));
+  CHECK_THAT(s, ContainsSubstring("fused"));
+  CHECK_THAT(s, ContainsSubstring("\nloss: 0.125\n"));
+  CHECK_THAT(s, ContainsSubstring("FOM: 0.256 GB/s (fused, 50.0% of the serial read ceiling)"));
+  CHECK_THAT(s, ContainsSubstring("Verification: PASSED (relative error 1.250e-09, full)"));
+  auto failed = sample_record(0.125);
+  failed.results[0].verification.passed = false;
+  std::ostringstream os2;
+  klmini::print_results(failed, os2);
+  CHECK_THAT(os2.str(), ContainsSubstring("Verification: FAILED"));
+  CHECK(failed.verification_failed());
+}
+
+TEST_CASE("JSON holds parameters, loss (null when not finite), results, verification, provenance") {
+  const std::string path = temp_path("a.json");
+  klmini::write_json(sample_record(0.125), path);
+  const auto j = nlohmann::json::parse(std::ifstream(path));
+  CHECK(j["parameters"]["tokens"] == 8);
+  CHECK(j["parameters"]["reduction"] == "batchmean");
+  CHECK(j["parameters"]["log_target"] == false);
+  CHECK(j["loss"] == 0.125);
+  CHECK(j["ceiling_GBps"].get<double>() > 0.0);
+  REQUIRE(j["results"].size() == 1);
+  for (const char* key : {"variant", "median_s", "min_s", "max_s", "GBps", "fraction_of_ceiling"})
+    CHECK(j["results"][0].contains(key));
+  CHECK(j["results"][0]["median_s"] == 4e-6);
+  CHECK(j["verification"]["mode"] == "full");
+  CHECK(j["verification"]["passed"] == true);
+  CHECK(j["verification"]["relative_error"] == 1.25e-9);
+  for (const char* key : {"klmini_version", "git_hash", "compiler", "kokkos_version", "kokkos_backends", "host", "date"})
+    CHECK(j["provenance"].contains(key));
+  CHECK(j["provenance"]["kokkos_version"] == "9.9.99");
+
+  klmini::write_json(sample_record(std::nan("")), path);
+  const auto n = nlohmann::json::parse(std::ifstream(path));
+  CHECK(n["loss"].is_null());
+  CHECK(n["loss_text"] == "nan");
+}
+
+TEST_CASE("CSV: the header once, then one row per variant per run") {
+  const std::string path = temp_path("a.csv");
+  klmini::append_csv(sample_record(0.125), path);
+  klmini::append_csv(sample_record(0.25), path);
+  std::ifstream in(path);
+  std::string header, row1, row2, extra;
+  std::getline(in, header);
+  std::getline(in, row1);
+  std::getline(in, row2);
+  CHECK_FALSE(std::getline(in, extra));
+  CHECK_THAT(header, ContainsSubstring("variant,median_s,min_s,max_s"));
+  CHECK_THAT(row1, ContainsSubstring(",fused,"));
+  CHECK_THAT(row1, ContainsSubstring(",0.125,passed,"));
+  CHECK_THAT(row2, ContainsSubstring(",0.25,passed,"));
+
+  { const std::string other = std::filesystem::temp_directory_path() / ("klmini_test_report_" + std::to_string(::getpid()) + "b.csv"); std::ofstream(other) << "something,else\n";
+  REQUIRE_THROWS_WITH(klmini::append_csv(sample_record(0.5), other),
+                      ContainsSubstring("different header")); }
+}
