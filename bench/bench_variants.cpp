@@ -18,9 +18,27 @@ klmini::Problem<Space> bench_problem(std::int64_t tokens, std::int64_t vocab) {
   return klmini::make_problem<Space>(c, 0, tokens);
 }
 
+// Device spaces: the fused kernel's unroll depth, for tuning kDeviceUnroll.
+template <class Space, int Unroll>
+void register_unroll(const char* backend, std::int64_t tokens, std::int64_t vocab) {
+  const std::string label = std::string(backend) + "/fused_unroll" + std::to_string(Unroll) + "/" +
+                            std::to_string(tokens) + "x" + std::to_string(vocab);
+  benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& state) {
+    const auto p = bench_problem<Space>(tokens, vocab);
+    double sink = 0.0;
+    for (auto _ : state) {
+      sink += klmini::variants::fused_chunks<Unroll>(p);
+      Space().fence();
+    }
+    benchmark::DoNotOptimize(sink);
+    state.SetBytesProcessed(state.iterations() * 2 * tokens * vocab * std::int64_t(sizeof(float)));
+  })->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
 template <class Space>
 void register_space(const char* backend) {
-  for (const auto& [tokens, vocab] : std::vector<std::pair<std::int64_t, std::int64_t>>{{1024, 4096}, {256, 32768}}) {
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{1024, 4096}, {256, 32768}}) {
+    const std::int64_t tokens = shape.first, vocab = shape.second;  // lambdas cannot capture bindings in C++17
     std::vector<std::string> names = {"ceiling_read"};
     for (auto v : klmini::kVariantNames)
       if (klmini::variants::compiled_in(std::string(v))) names.emplace_back(v);
@@ -51,6 +69,12 @@ int main(int argc, char* argv[]) {
   benchmark::AddCustomContext("klmini_kokkos_backends", klmini::kokkos_backends());
 #ifdef KOKKOS_ENABLE_CUDA
   register_space<Kokkos::Cuda>("cuda");
+  for (const std::int64_t vocab : {4096, 32768, 131072}) {
+    register_unroll<Kokkos::Cuda, 1>("cuda", 16384, vocab);
+    register_unroll<Kokkos::Cuda, 2>("cuda", 16384, vocab);
+    register_unroll<Kokkos::Cuda, 4>("cuda", 16384, vocab);
+    register_unroll<Kokkos::Cuda, 8>("cuda", 16384, vocab);
+  }
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   register_space<Kokkos::OpenMP>("openmp");

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Time the peers klmini is compared with, on the same sizes, in the same run.
+
+PyTorch eager and torch.compile `kl_div(lp, t, reduction="batchmean")` on CUDA, fp32, inputs
+as in the seed benchmark (lp = log_softmax(randn), t = softmax(randn)), timed with CUDA events
+(triton.testing.do_bench, median), plus a plain `lp.sum() + t.sum()` read of the same bytes and
+a device-to-device copy as bandwidth references. Writes one CSV row per (vocab, peer).
+
+    python3 scripts/peers.py --tokens 16384 --vocab 4096,8192 --out peers.csv
+"""
+import argparse
+import csv
+import sys
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tokens", type=int, default=16384)
+    ap.add_argument("--vocab", default="4096,8192,16384,32768,65536,131072",
+                    help="comma-separated vocab sizes")
+    ap.add_argument("--out", required=True, help="CSV file to write")
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    args = ap.parse_args()
+    try:
+        import torch
+        import torch.nn.functional as F
+        from triton.testing import do_bench
+    except ImportError as e:  # the peers need PyTorch and Triton; say so instead of a traceback
+        print(f"peers.py: {e}: PyTorch with CUDA and Triton are needed", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("peers.py: no CUDA device", file=sys.stderr)
+        return 2
+    vocabs = [int(v) for v in args.vocab.split(",")]
+    dev = torch.device("cuda")
+    eager = lambda lp, t: F.kl_div(lp, t, reduction="batchmean")
+    compiled = None if args.no_compile else torch.compile(eager)
+    rows = []
+    for vocab in vocabs:
+        gen = torch.Generator(device=dev).manual_seed(1234 + vocab)
+        lp = torch.log_softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1)
+        t = torch.softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1)
+        ref = F.kl_div(lp.double(), t.double(), reduction="batchmean").item()
+        nbytes = 2 * lp.numel() * lp.element_size()
+        peers = [("pytorch_eager", eager), ("read_sum", lambda a, b: a.sum() + b.sum())]
+        if compiled is not None:
+            peers.insert(1, ("torch_compile", compiled))
+        for name, fn in peers:
+            value = fn(lp, t).item()
+            ms = do_bench(lambda: fn(lp, t), warmup=100, rep=500, return_mode="median")
+            rel = abs(value - ref) / abs(ref) if name != "read_sum" else float("nan")
+            rows.append(dict(peer=name, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=nbytes,
+                             GBps=nbytes / (ms * 1e-3) / 1e9, relative_error=rel))
+            print(f"{name:15s} vocab {vocab:7d}: {ms * 1e3:10.1f} us  {nbytes / (ms * 1e-3) / 1e12:5.2f} TB/s"
+                  + (f"  rel.err {rel:.2e}" if name != "read_sum" else ""), flush=True)
+        dst = torch.empty_like(lp)
+        ms = do_bench(lambda: dst.copy_(lp), warmup=100, rep=500, return_mode="median")
+        copy_bytes = 2 * lp.numel() * lp.element_size()  # read + write
+        rows.append(dict(peer="d2d_copy", tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=copy_bytes,
+                         GBps=copy_bytes / (ms * 1e-3) / 1e9, relative_error=float("nan")))
+        print(f"{'d2d_copy':15s} vocab {vocab:7d}: {ms * 1e3:10.1f} us  {copy_bytes / (ms * 1e-3) / 1e12:5.2f} TB/s", flush=True)
+        del lp, t, dst
+        torch.cuda.empty_cache()
+    with open(args.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
