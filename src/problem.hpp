@@ -26,6 +26,18 @@ struct Problem {
   ConstFlat t_flat() const { return ConstFlat(t.data(), elements()); }
 };
 
+// Where a kernel leaves its fp64 sum: a scalar in the space's memory, so that a launch on a
+// device is asynchronous (no copy to the host inside the timed region).
+template <class Space>
+using Result = Kokkos::View<double, typename Space::memory_space>;
+
+template <class Space>
+double read_result(const Result<Space>& r) {
+  double value = 0.0;
+  Kokkos::deep_copy(value, r);
+  return value;
+}
+
 // Host spaces give each work item a whole row: one long loop with a private accumulator,
 // which the compiler can vectorize. Device spaces give each thread a short segment of a row,
 // so that neighbouring threads read neighbouring addresses (coalesced loads).

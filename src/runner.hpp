@@ -22,6 +22,7 @@
 #include "record.hpp"
 #include "reference.hpp"
 #include "semantics.hpp"
+#include "timer.hpp"
 #include "variants/ceiling.hpp"
 #include "variants/registry.hpp"
 #include "variants/terms.hpp"
@@ -91,20 +92,24 @@ std::vector<float> rows_on_host(const Matrix& m, const std::vector<std::int64_t>
   return out;
 }
 
-// Runs `kernel` warmup + repeats times; each timed run is fenced. Returns the times and the
-// results of the timed runs.
+// Runs `kernel` warmup + repeats times. Each timed run is timed alone (KernelTimer: CUDA
+// events on Cuda, fence + wall clock on hosts); its result is read back after the timer stops.
 template <class Space>
-TimingStats time_kernel(const std::function<double()>& kernel, int warmup, int repeats, std::vector<double>& values) {
-  for (int i = 0; i < warmup; ++i) kernel();
+TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel, int warmup, int repeats,
+                        std::vector<double>& values) {
+  const Result<Space> result("klmini::result");
+  for (int i = 0; i < warmup; ++i) kernel(result);
+  KernelTimer<Space> timer;
   std::vector<double> times;
   values.clear();
+  constexpr double kPoison = -1.2345678901234567e300;  // no sum of terms can be this
   for (int i = 0; i < repeats; ++i) {
-    Space().fence();
-    Kokkos::Timer timer;
-    const double v = kernel();
-    Space().fence();
-    times.push_back(timer.seconds());
-    values.push_back(v);
+    Kokkos::deep_copy(result, kPoison);
+    timer.start();
+    kernel(result);
+    times.push_back(timer.stop());
+    values.push_back(read_result<Space>(result));
+    if (values.back() == kPoison) throw std::runtime_error("a kernel did not write its result");
   }
   return summarize(times);
 }
@@ -149,7 +154,8 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
   rec.setup_s = setup.seconds();
 
   std::vector<double> values;
-  rec.ceiling = time_kernel<Space>([&] { return variants::read_ceiling(p); }, c.warmup, c.repeats, values);
+  rec.ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::read_ceiling(p, r); }, c.warmup,
+                                   c.repeats, values);
   rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
 
   std::vector<std::string> names;
@@ -182,14 +188,14 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
   for (const std::string& name : names) {
     VariantResult v;
     v.variant = name;
-    std::function<double()> kernel;
+    std::function<void(const Result<Space>&)> kernel;
     if (name == kTermsVariant) {
-      kernel = [&] { return variants::terms(p, out); };
+      kernel = [&](const Result<Space>& r) { variants::terms(p, out, r); };
       v.bytes = 3.0 * double(c.elements()) * sizeof(float);
     } else {
       if (!variants::compiled_in(name))
         throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");
-      kernel = [&] { return variants::run_variant(name, p); };
+      kernel = [&](const Result<Space>& r) { variants::run_variant(name, p, r); };
       v.bytes = rec.input_bytes;
     }
     if (name == kTermsVariant) Kokkos::deep_copy(out, -7.77e33f);  // poison: an unwritten element fails verification

@@ -72,8 +72,13 @@ TEST_CASE("every variant reproduces the semantics vectors, both target forms") {
       const auto p = upload(klmini::testing::to_float(c.lp), klmini::testing::to_float(c.t), c.tokens, c.vocab, log_form);
       typename Problem<Space>::Matrix out("out", c.tokens, c.vocab);
       std::vector<std::pair<std::string, double>> sums;
-      for (const auto& name : variants_built()) sums.emplace_back(name, klmini::variants::run_variant(name, p));
-      sums.emplace_back("terms", klmini::variants::terms(p, out));
+      const klmini::Result<Space> result("result");
+      for (const auto& name : variants_built()) {
+        klmini::variants::run_variant(name, p, result);
+        sums.emplace_back(name, klmini::read_result<Space>(result));
+      }
+      klmini::variants::terms(p, out, result);
+      sums.emplace_back("terms", klmini::read_result<Space>(result));
       for (const auto& [name, sum] : sums) {
         INFO(c.id << " variant " << name);
         const double got = sum / double(c.tokens);
@@ -93,7 +98,7 @@ TEST_CASE("the none reduction's matrix matches the fp64 term of every element") 
       const auto p = upload(lp, t, c.tokens, c.vocab, log_form);
       typename Problem<Space>::Matrix out("out", c.tokens, c.vocab);
       Kokkos::deep_copy(out, -7.77e33f);  // poison
-      klmini::variants::terms(p, out);
+      klmini::variants::terms(p, out, klmini::Result<Space>("sum"));
       auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
       CHECK(klmini::verify_terms(host.data(), lp.data(), t.data(), c.tokens, c.vocab, log_form).passed);
     }
@@ -236,7 +241,8 @@ TEST_CASE("backends and variants not compiled in are clear errors") {
 #ifndef KOKKOS_ENABLE_CUDA
   REQUIRE_THROWS_WITH(klmini::resolve_backend("cuda"), Catch::Matchers::ContainsSubstring("not compiled into this build"));
 #endif
-  REQUIRE_THROWS_AS(klmini::variants::run_variant("nope", upload({0.f}, {1.f}, 1, 1, false)), klmini::InputError);
+  REQUIRE_THROWS_AS(klmini::variants::run_variant("nope", upload({0.f}, {1.f}, 1, 1, false), klmini::Result<Space>("r")),
+                    klmini::InputError);
 }
 
 TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large]") {
@@ -252,5 +258,33 @@ TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large
     CHECK(v.verification.passed);
     CHECK(std::isfinite(v.loss));
     CHECK(v.loss > 0.5);  // KL of two independent softmax(randn) rows is about 1
+  }
+}
+
+TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference") {
+  using namespace klmini::variants;
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 4}, {5, 36}, {9, 1028}}) {
+    klmini::Config c = small_config(shape.first, shape.second);
+    const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
+    const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
+    const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
+    const auto ref = klmini::reference_rows(lp.data(), t.data(), c.tokens, c.vocab, false);
+    const klmini::Result<Space> r("r");
+    using Op = KlTermOp<false>;
+    const std::vector<std::pair<std::string, std::function<void()>>> shapes = {
+        {"chunks_u1", [&] { run_flat_chunks<Op, 1>("t", p, r); }},
+        {"chunks_u2", [&] { run_flat_chunks<Op, 2>("t", p, r); }},
+        {"chunks_u4", [&] { run_flat_chunks<Op, 4>("t", p, r); }},
+        {"chunks_u4_lb256", [&] { run_flat_chunks<Op, 4, Kokkos::LaunchBounds<256, 4>>("t", p, r); }},
+        {"rowteam_u1", [&] { run_row_teams<Op, 1>("t", p, r, Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_recommended(RowTeams<Space, 1, Op>{}, Kokkos::ParallelReduceTag())); }},
+        {"rowteam_u2", [&] { run_row_teams<Op, 2>("t", p, r, 1); }},
+        {"segments", [&] { run_row_segments<Op>("t", p, r); }},
+    };
+    for (const auto& [name, launch] : shapes) {
+      INFO(c.tokens << " x " << c.vocab << " " << name);
+      Kokkos::deep_copy(r, -1.0e300);  // poison
+      launch();
+      CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0).passed);
+    }
   }
 }

@@ -16,15 +16,13 @@ struct FlatElements {
 };
 
 template <class Space>
-double flat(const Problem<Space>& p) {
+void flat(const Problem<Space>& p, const Result<Space>& out) {
   using Flat = typename Problem<Space>::ConstFlat;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.elements());
-  double sum = 0.0;
   if (p.log_target)
-    Kokkos::parallel_reduce("klmini::flat", policy, FlatElements<Flat, true>{p.lp_flat(), p.t_flat()}, sum);
+    Kokkos::parallel_reduce("klmini::flat", policy, FlatElements<Flat, true>{p.lp_flat(), p.t_flat()}, out);
   else
-    Kokkos::parallel_reduce("klmini::flat", policy, FlatElements<Flat, false>{p.lp_flat(), p.t_flat()}, sum);
-  return sum;
+    Kokkos::parallel_reduce("klmini::flat", policy, FlatElements<Flat, false>{p.lp_flat(), p.t_flat()}, out);
 }
 
 }  // namespace klmini::variants

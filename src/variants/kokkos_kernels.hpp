@@ -24,26 +24,24 @@ struct EntropyTerm {
 };
 
 template <class Space>
-double kokkos_kernels(const Problem<Space>& p) {
+void kokkos_kernels(const Problem<Space>& p, const Result<Space>& out) {
   using Flat = typename Problem<Space>::ConstFlat;
-  using Result = Kokkos::View<double, Kokkos::HostSpace>;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.elements());
-  Result cross("klmini::kokkos_kernels::cross");
+  Result<Space> entropy("klmini::kokkos_kernels::entropy"), cross("klmini::kokkos_kernels::cross");
   if (!p.log_target) {
-    double entropy = 0.0;
     Kokkos::parallel_reduce("klmini::kokkos_kernels::entropy", policy, EntropyTerm<Flat>{p.t_flat()}, entropy);
     KokkosBlas::dot(cross, p.t_flat(), p.lp_flat());
-    return entropy - cross();
+  } else {
+    Kokkos::View<float*, typename Space::memory_space> weights(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::kokkos_kernels::exp_t"), p.elements());
+    const Flat t = p.t_flat();
+    Kokkos::parallel_for("klmini::kokkos_kernels::exp_t", policy,
+                         KOKKOS_LAMBDA(const std::int64_t i) { weights(i) = math::exp(t(i)); });
+    KokkosBlas::dot(entropy, weights, t);
+    KokkosBlas::dot(cross, weights, p.lp_flat());
   }
-  Kokkos::View<float*, typename Space::memory_space> weights(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::kokkos_kernels::exp_t"), p.elements());
-  const Flat t = p.t_flat();
-  Kokkos::parallel_for("klmini::kokkos_kernels::exp_t", policy,
-                       KOKKOS_LAMBDA(const std::int64_t i) { weights(i) = math::exp(t(i)); });
-  Result entropy("klmini::kokkos_kernels::entropy");
-  KokkosBlas::dot(entropy, weights, t);
-  KokkosBlas::dot(cross, weights, p.lp_flat());
-  return entropy() - cross();
+  Kokkos::parallel_for("klmini::kokkos_kernels::combine", Kokkos::RangePolicy<Space>(0, 1),
+                       KOKKOS_LAMBDA(const int) { out() = entropy() - cross(); });
 }
 
 }  // namespace klmini::variants

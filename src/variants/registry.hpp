@@ -1,4 +1,4 @@
-// Variant name -> kernel. Each kernel returns this rank's fp64 sum of terms (unscaled).
+// Variant name -> kernel. Each kernel leaves this rank's fp64 sum of terms (unscaled) in `out`.
 #pragma once
 
 #include <string>
@@ -19,11 +19,11 @@ inline bool compiled_in(const std::string& name) {
 }
 
 template <class Space>
-double run_variant(const std::string& name, const Problem<Space>& p) {
-  if (name == "fused") return fused(p);
-  if (name == "flat") return flat(p);
+void run_variant(const std::string& name, const Problem<Space>& p, const Result<Space>& out) {
+  if (name == "fused") return fused(p, out);
+  if (name == "flat") return flat(p, out);
 #ifdef KLMINI_HAVE_KOKKOS_KERNELS
-  if (name == "kokkos_kernels") return kokkos_kernels(p);
+  if (name == "kokkos_kernels") return kokkos_kernels(p, out);
 #endif
   if (is_known_variant(name))
     throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");

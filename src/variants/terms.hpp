@@ -27,19 +27,17 @@ struct WriteTerms {
 };
 
 template <class Space>
-double terms(const Problem<Space>& p, const typename Problem<Space>::Matrix& out) {
+void terms(const Problem<Space>& p, const typename Problem<Space>::Matrix& out, const Result<Space>& sum) {
   using Matrix = typename Problem<Space>::Matrix;
   const std::int64_t width = segment_width<Space>(p.vocab);
   const std::int64_t per_row = (p.vocab + width - 1) / width;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.tokens * per_row);
-  double sum = 0.0;
   if (p.log_target)
     Kokkos::parallel_reduce("klmini::terms", policy,
                             WriteTerms<Matrix, Matrix, true>{p.lp, p.t, out, p.vocab, width, per_row}, sum);
   else
     Kokkos::parallel_reduce("klmini::terms", policy,
                             WriteTerms<Matrix, Matrix, false>{p.lp, p.t, out, p.vocab, width, per_row}, sum);
-  return sum;
 }
 
 }  // namespace klmini::variants
