@@ -20,11 +20,19 @@ using Shape = std::pair<std::int64_t, std::int64_t>;  // tokens x vocab
 template <class Space>
 using Kernel = std::function<void(const klmini::Problem<Space>&, const klmini::Result<Space>&)>;
 
-// The problem of the last registered shape is kept alive between benchmarks of that shape.
+// The problem of the last shape is kept alive between benchmarks of that shape; the Views
+// must go before Kokkos finalizes.
+std::vector<std::function<void()>> releases;
+void release_problems() {
+  for (auto& r : releases) r();
+}
+
 template <class Space>
 const klmini::Problem<Space>& problem_for(const Shape& shape) {
   static std::unique_ptr<klmini::Problem<Space>> cached;
   static Shape cached_shape{0, 0};
+  static const bool registered = (releases.emplace_back([] { cached.reset(); }), true);
+  (void)registered;
   if (!cached || cached_shape != shape) {
     cached.reset();
     klmini::Config c;
@@ -68,37 +76,38 @@ void register_variants(const std::string& backend, const std::vector<Shape>& sha
   }
 }
 
-// Launch shapes of the fused kernel on a device: flat chunks with unroll depths and launch
-// bounds, and one team per row with several team sizes.
+// Launch shapes of the fused kernel on a device: flat 16-byte chunks, interleaved or
+// consecutive, several unroll depths; one team per row; and the same shapes as plain reads.
 template <class Space>
 void register_shapes(const std::string& backend, const std::vector<Shape>& shapes) {
   using namespace klmini::variants;
   using Op = KlTermOp<false>;
+  constexpr auto consecutive = ChunkOrder::consecutive;
   for (const Shape& s : shapes) {
     add<Space>(backend, "chunks_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 1>("b", p, r); });
     add<Space>(backend, "chunks_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 2>("b", p, r); });
     add<Space>(backend, "chunks_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 4>("b", p, r); });
-    add<Space>(backend, "chunks_u2_lb256x8", s, [](const auto& p, const auto& r) {
-      run_flat_chunks<Op, 2, Kokkos::LaunchBounds<256, 8>>("b", p, r);
+    add<Space>(backend, "chunks_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 8>("b", p, r); });
+    add<Space>(backend, "chunks_u4_consecutive", s,
+               [](const auto& p, const auto& r) { run_flat_chunks<Op, 4, consecutive>("b", p, r); });
+    add<Space>(backend, "chunks_u2_lb512x2", s, [](const auto& p, const auto& r) {
+      run_flat_chunks<Op, 2, ChunkOrder::interleaved, Kokkos::LaunchBounds<512, 2>>("b", p, r);
     });
-    add<Space>(backend, "chunks_u4_lb256x4", s, [](const auto& p, const auto& r) {
-      run_flat_chunks<Op, 4, Kokkos::LaunchBounds<256, 4>>("b", p, r);
-    });
-    add<Space>(backend, "chunks_u2_lb512x4", s, [](const auto& p, const auto& r) {
-      run_flat_chunks<Op, 2, Kokkos::LaunchBounds<512, 4>>("b", p, r);
-    });
-    add<Space>(backend, "chunks_u1_lb1024x2", s, [](const auto& p, const auto& r) {
-      run_flat_chunks<Op, 1, Kokkos::LaunchBounds<1024, 2>>("b", p, r);
-    });
-    for (const int team : {128, 256, 512, 1024}) {
-      add<Space>(backend, "rowteam_u1_t" + std::to_string(team), s,
-                 [team](const auto& p, const auto& r) { run_row_teams<Op, 1>("b", p, r, team); });
-      add<Space>(backend, "rowteam_u2_t" + std::to_string(team), s,
-                 [team](const auto& p, const auto& r) { run_row_teams<Op, 2>("b", p, r, team); });
+    const int sms = static_cast<int>(Space().concurrency() / 2048);  // 2048 resident threads per SM
+    for (const int per_sm : {2, 3, 4, 8}) {
+      const int league = sms * per_sm;
+      add<Space>(backend, "grid_u2_l" + std::to_string(league), s,
+                 [league](const auto& p, const auto& r) { run_grid_stride<Op, 2>("b", p, r, league, 256); });
+      add<Space>(backend, "grid_u4_l" + std::to_string(league), s,
+                 [league](const auto& p, const auto& r) { run_grid_stride<Op, 4>("b", p, r, league, 256); });
+      add<Space>(backend, "gridread_u4_l" + std::to_string(league), s,
+                 [league](const auto& p, const auto& r) { run_grid_stride<ReadOp, 4>("b", p, r, league, 256); });
     }
-    add<Space>(backend, "ceiling_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 4>("b", p, r); });
-    add<Space>(backend, "ceiling_rowteam_u2_t256", s,
-               [](const auto& p, const auto& r) { run_row_teams<ReadOp, 2>("b", p, r, 256); });
+    add<Space>(backend, "rowteam_u2_t128", s, [](const auto& p, const auto& r) { run_row_teams<Op, 2>("b", p, r, 128); });
+    add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 1>("b", p, r); });
+    add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 2>("b", p, r); });
+    add<Space>(backend, "read_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 4>("b", p, r); });
+    add<Space>(backend, "read_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 8>("b", p, r); });
   }
 }
 
@@ -122,5 +131,6 @@ int main(int argc, char* argv[]) {
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  release_problems();  // before Kokkos finalizes
   return 0;
 }

@@ -14,17 +14,19 @@ namespace klmini {
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real kl_term(Real t, Real lp, bool log_target) {
   if (log_target) return math::exp(t) * (t - lp);
-  const Real entropy_part = (t == Real(0)) ? Real(0) : t * math::log(t);
+  const Real entropy_part = (t == Real(0)) ? Real(0) : t * math::kernel_log(t);
   return entropy_part - t * lp;
 }
 
-// The magnitude that bounds the rounding error of one term computed in precision Real:
-// |xlogy(t,t)| + |t*lp| (or exp(t) * (|t| + |lp|)). Verification tolerances scale with its sum.
+// The magnitude that bounds the error of one term computed in fp32, in units of the
+// verification's per-term tolerance (verify.hpp): |xlogy(t,t)| + |t*lp| for the roundings, plus
+// |t| for the device log's absolute error (2^-21.41 < 8 * 2^-24 per unit of t), or
+// exp(t) * (|t| + |lp|) for log-probability targets. Tolerances scale with its sum.
 template <class Real>
 KOKKOS_INLINE_FUNCTION Real kl_term_magnitude(Real t, Real lp, bool log_target) {
   if (log_target) return math::exp(t) * (math::abs(t) + math::abs(lp));
   const Real entropy_part = (t == Real(0)) ? Real(0) : t * math::log(t);
-  return math::abs(entropy_part) + math::abs(t * lp);
+  return math::abs(entropy_part) + math::abs(t * lp) + math::abs(t);
 }
 
 }  // namespace klmini

@@ -79,11 +79,16 @@ TEST_CASE("every variant reproduces the semantics vectors, both target forms") {
       }
       klmini::variants::terms(p, out, result);
       sums.emplace_back("terms", klmini::read_result<Space>(result));
+      // The bound verification applies (verify.hpp): a few fp32 units of each term's magnitude.
+      double magnitude = 0.0;
+      for (std::size_t i = 0; i < c.t.size(); ++i)
+        magnitude += klmini::kl_term_magnitude(double(float(c.t[i])), double(float(c.lp[i])), log_form);
+      const double bound = klmini::kTermTolerance * magnitude / double(c.tokens) + 1e-15;
       for (const auto& [name, sum] : sums) {
-        INFO(c.id << " variant " << name);
+        INFO(c.id << " variant " << name << ", bound " << bound);
         const double got = sum / double(c.tokens);
         if (std::isnan(c.batchmean)) CHECK(std::isnan(got));
-        else CHECK(got == Catch::Approx(c.batchmean).epsilon(3e-7).margin(1e-7));
+        else CHECK(std::fabs(got - c.batchmean) <= bound);
       }
     }
   }
@@ -248,7 +253,7 @@ TEST_CASE("backends and variants not compiled in are clear errors") {
 TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large]") {
   if (klmini::is_host_space<Space>()) SKIP("device spaces only: 17 GB of input");
   klmini::Config c = small_config(16384, 131072);
-  REQUIRE(c.elements() > (std::int64_t(1) << 31));
+  REQUIRE(c.elements() >= (std::int64_t(1) << 31));
   c.verify = klmini::VerifyMode::sample;
   c.sample_rows = 64;
   c.repeats = 1;
@@ -275,9 +280,12 @@ TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference
         {"chunks_u1", [&] { run_flat_chunks<Op, 1>("t", p, r); }},
         {"chunks_u2", [&] { run_flat_chunks<Op, 2>("t", p, r); }},
         {"chunks_u4", [&] { run_flat_chunks<Op, 4>("t", p, r); }},
-        {"chunks_u4_lb256", [&] { run_flat_chunks<Op, 4, Kokkos::LaunchBounds<256, 4>>("t", p, r); }},
+        {"chunks_u3_consecutive", [&] { run_flat_chunks<Op, 3, ChunkOrder::consecutive>("t", p, r); }},
+        {"chunks_u4_lb256", [&] { run_flat_chunks<Op, 4, ChunkOrder::interleaved, Kokkos::LaunchBounds<256, 4>>("t", p, r); }},
         {"rowteam_u1", [&] { run_row_teams<Op, 1>("t", p, r, Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_recommended(RowTeams<Space, 1, Op>{}, Kokkos::ParallelReduceTag())); }},
         {"rowteam_u2", [&] { run_row_teams<Op, 2>("t", p, r, 1); }},
+        {"grid_u2", [&] { run_grid_stride<Op, 2>("t", p, r, 3, 1); }},
+        {"grid_u4", [&] { run_grid_stride<Op, 4>("t", p, r, 2, Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_recommended(GridStride<Space, 4, Op>{}, Kokkos::ParallelReduceTag())); }},
         {"segments", [&] { run_row_segments<Op>("t", p, r); }},
     };
     for (const auto& [name, launch] : shapes) {

@@ -3,10 +3,10 @@
 //
 // The work item's shape depends on the space:
 // * host spaces: a whole row, so that one thread runs one long loop the compiler can vectorize;
-// * device spaces: Unroll 16-byte chunks of the flat arrays, so that each thread has
-//   2 * Unroll independent 16-byte loads in flight (needed to approach HBM bandwidth); when
-//   the arrays are not 16-byte aligned or vocab is not a multiple of 4, short row segments with
-//   scalar loads instead.
+// * device spaces: 16-byte chunks of the flat arrays, several per thread and step, so that
+//   each thread has independent 16-byte loads in flight (needed to approach HBM bandwidth);
+//   when the arrays are not 16-byte aligned or vocab is not a multiple of 4, short row segments
+//   with scalar loads instead.
 // The kernels are templated on the per-element operation so that the bandwidth ceiling
 // (variants/ceiling.hpp) runs exactly the same access pattern with a plain read instead.
 #pragma once
@@ -46,24 +46,30 @@ struct alignas(16) Chunk4 {
   float v[4];
 };
 
+// Item i reads the chunks i + u * stride (u < Unroll): with stride = the item count, the arrays
+// are cut into Unroll contiguous parts and neighbouring items read neighbouring chunks of each,
+// so every load instruction of a warp is one coalesced 512-byte access; with stride = 1 an
+// item reads Unroll consecutive chunks instead.
 template <int Unroll, class Op>
 struct FlatChunks {
   const Chunk4* lp;
   const Chunk4* t;
   std::int64_t chunks;  // elements / 4
+  std::int64_t stride;  // distance between an item's chunks
+  std::int64_t spacing; // distance between neighbouring items' first chunks (Unroll or 1)
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
-    const std::int64_t first = item * Unroll;
+    const std::int64_t first = item * spacing;
     Chunk4 a[Unroll], b[Unroll];
     // All loads first, then the math: the loads are independent and overlap in flight.
     for (int u = 0; u < Unroll; ++u)
-      if (first + u < chunks) {
-        a[u] = lp[first + u];
-        b[u] = t[first + u];
+      if (first + u * stride < chunks) {
+        a[u] = lp[first + u * stride];
+        b[u] = t[first + u * stride];
       }
     double local = 0.0;
     for (int u = 0; u < Unroll; ++u)
-      if (first + u < chunks) {
+      if (first + u * stride < chunks) {
         // Four fp32 terms summed in fp32 before the fp64 accumulation: their rounding is of
         // the same order as one term's and stays inside the verification bound.
         float part = 0.0f;
@@ -109,15 +115,52 @@ struct RowTeams {
   }
 };
 
+// A persistent grid: `league` teams of `team` threads; every thread strides over the flat
+// chunks by the whole grid's width, Unroll chunks of each array per step, with a private fp64
+// accumulator that it adds to the kernel's reduction once. All threads sweep the arrays
+// together, front to back.
+template <class Space, int Unroll, class Op>
+struct GridStride {
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  const Chunk4* lp;
+  const Chunk4* t;
+  std::int64_t chunks;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+    const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
+    std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
+    double local = 0.0;
+    for (; c < chunks; c += Unroll * width) {
+      Chunk4 a[Unroll], b[Unroll];
+      for (int u = 0; u < Unroll; ++u)
+        if (c + u * width < chunks) {
+          a[u] = lp[c + u * width];
+          b[u] = t[c + u * width];
+        }
+      for (int u = 0; u < Unroll; ++u)
+        if (c + u * width < chunks) {
+          float part = 0.0f;
+          for (int k = 0; k < 4; ++k) part += Op::apply(b[u].v[k], a[u].v[k]);
+          local += double(part);
+        }
+    }
+    acc += local;
+  }
+};
+
 // Launch shapes, kept as templates so that the benchmark can sweep them.
-template <class Op, int Unroll, class... PolicyTraits, class Space>
+enum class ChunkOrder { interleaved, consecutive };
+
+template <class Op, int Unroll, ChunkOrder Order = ChunkOrder::interleaved, class... PolicyTraits, class Space>
 void run_flat_chunks(const char* label, const Problem<Space>& p, const Result<Space>& out) {
   const std::int64_t chunks = p.elements() / 4;
-  const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, PolicyTraits...> policy(
-      0, (chunks + Unroll - 1) / Unroll);
+  const std::int64_t items = (chunks + Unroll - 1) / Unroll;
+  const bool interleaved = Order == ChunkOrder::interleaved;
+  const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, PolicyTraits...> policy(0, items);
   Kokkos::parallel_reduce(label, policy,
                           FlatChunks<Unroll, Op>{reinterpret_cast<const Chunk4*>(p.lp.data()),
-                                                 reinterpret_cast<const Chunk4*>(p.t.data()), chunks},
+                                                 reinterpret_cast<const Chunk4*>(p.t.data()), chunks,
+                                                 interleaved ? items : 1, interleaved ? 1 : Unroll},
                           out);
 }
 
@@ -127,6 +170,14 @@ void run_row_teams(const char* label, const Problem<Space>& p, const Result<Spac
   Kokkos::parallel_reduce(label, policy,
                           RowTeams<Space, Unroll, Op>{reinterpret_cast<const Chunk4*>(p.lp.data()),
                                                       reinterpret_cast<const Chunk4*>(p.t.data()), p.vocab / 4},
+                          out);
+}
+
+template <class Op, int Unroll, class Space>
+void run_grid_stride(const char* label, const Problem<Space>& p, const Result<Space>& out, int league, int team) {
+  Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(league, team),
+                          GridStride<Space, Unroll, Op>{reinterpret_cast<const Chunk4*>(p.lp.data()),
+                                                        reinterpret_cast<const Chunk4*>(p.t.data()), p.elements() / 4},
                           out);
 }
 
@@ -145,12 +196,22 @@ bool chunks_apply(const Problem<Space>& p) {
          reinterpret_cast<std::uintptr_t>(p.t.data()) % 16 == 0;
 }
 
-// The production shape for each space (chosen by measurement: docs/PERFORMANCE.md).
-inline constexpr int kDeviceUnroll = 4;
+// The production shape for each space, chosen by measurement on the H200
+// (docs/PERFORMANCE.md): on devices a persistent grid at half occupancy (teams of 256 threads,
+// as many as fill half the resident threads: 528 on an H200), two 16-byte chunks of each
+// array per step; on hosts whole rows.
+inline constexpr int kDeviceUnroll = 2;
+inline constexpr int kDeviceTeam = 256;
+
+template <class Space>
+int device_league() {
+  const int resident = static_cast<int>(Space().concurrency());
+  return resident / (2 * kDeviceTeam) > 0 ? resident / (2 * kDeviceTeam) : 1;
+}
 
 template <class Op, class Space>
 void run_product_shape(const char* label, const Problem<Space>& p, const Result<Space>& out) {
-  if (chunks_apply(p)) run_flat_chunks<Op, kDeviceUnroll>(label, p, out);
+  if (chunks_apply(p)) run_grid_stride<Op, kDeviceUnroll>(label, p, out, device_league<Space>(), kDeviceTeam);
   else run_row_segments<Op>(label, p, out);
 }
 
