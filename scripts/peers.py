@@ -4,7 +4,10 @@
 PyTorch eager and torch.compile `kl_div(lp, t, reduction="batchmean")` on CUDA, fp32, inputs
 as in the seed benchmark (lp = log_softmax(randn), t = softmax(randn)), timed with CUDA events
 (triton.testing.do_bench, median), plus a plain `lp.sum() + t.sum()` read of the same bytes and
-a device-to-device copy as bandwidth references. Writes one CSV row per (vocab, peer).
+a device-to-device copy as bandwidth references. Where Liger-Kernel is not installed (the GPU
+machine has no network), `triton_rows` stands in for it: klmini's own Triton kernel of the same
+design as Liger's (one program per row, a blocked loop over the row, tl.log, per-row sums then
+a sum), written for this comparison. Writes one CSV row per (vocab, peer).
 
     python3 scripts/peers.py --tokens 16384 --vocab 4096,8192 --out peers.csv
 """
@@ -32,6 +35,31 @@ def main() -> int:
         print("peers.py: no CUDA device", file=sys.stderr)
         return 2
     vocabs = [int(v) for v in args.vocab.split(",")]
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def kl_rows(lp_ptr, t_ptr, out_ptr, vocab, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for start in range(0, vocab, BLOCK):
+            cols = start + tl.arange(0, BLOCK)
+            mask = cols < vocab
+            t = tl.load(t_ptr + row * vocab + cols, mask=mask, other=0.0)
+            lp = tl.load(lp_ptr + row * vocab + cols, mask=mask, other=0.0)
+            acc += tl.where(t > 0, t * tl.log(t), 0.0) - t * lp
+        tl.store(out_ptr + row, tl.sum(acc, axis=0))
+
+    def triton_rows(lp, t):
+        rows = torch.empty(lp.shape[0], device=lp.device, dtype=torch.float32)
+        kl_rows[(lp.shape[0],)](lp, t, rows, lp.shape[1], BLOCK=4096, num_warps=16)
+        return rows.sum() / lp.shape[0]
+
+    try:
+        from liger_kernel.transformers.functional import liger_kl_div
+        liger = lambda lp, t: liger_kl_div(lp, t, reduction="batchmean")
+    except ImportError:
+        liger = None
     dev = torch.device("cuda")
     eager = lambda lp, t: F.kl_div(lp, t, reduction="batchmean")
     compiled = None if args.no_compile else torch.compile(eager)
@@ -42,7 +70,9 @@ def main() -> int:
         t = torch.softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1)
         ref = F.kl_div(lp.double(), t.double(), reduction="batchmean").item()
         nbytes = 2 * lp.numel() * lp.element_size()
-        peers = [("pytorch_eager", eager), ("read_sum", lambda a, b: a.sum() + b.sum())]
+        peers = [("pytorch_eager", eager), ("triton_rows", triton_rows), ("read_sum", lambda a, b: a.sum() + b.sum())]
+        if liger is not None:
+            peers.insert(1, ("liger_kernel", liger))
         if compiled is not None:
             peers.insert(1, ("torch_compile", compiled))
         for name, fn in peers:

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "fast_log.hpp"
+
 #ifndef KOKKOS_INLINE_FUNCTION
 #define KOKKOS_INLINE_FUNCTION inline
 #endif
@@ -37,13 +39,14 @@ using std::sqrt;
 // The logarithm of the fp32 kernels. On Cuda devices it is the hardware approximation
 // __logf (one MUFU.LG2 and a multiply; CUDA documents a maximum absolute error of 2^-21.41 on
 // [0.5, 2] and 3 ulp elsewhere), because the accurate logf's ~40 instructions per element make
-// the fused kernel instruction-bound on Hopper. Elsewhere, and for fp64, the accurate log.
+// the fused kernel instruction-bound on Hopper. On hosts vector_logf (fast_log.hpp, <= 2 ulp),
+// which vectorizes where libm's scalar logf does not. For fp64, the accurate log.
 // Zero, negative, infinite and NaN arguments behave as log's do (-inf, NaN, inf, NaN).
 KOKKOS_INLINE_FUNCTION float kernel_log(float x) {
 #if defined(__CUDA_ARCH__)
   return __logf(x);
 #else
-  return log(x);
+  return vector_logf(x);
 #endif
 }
 KOKKOS_INLINE_FUNCTION double kernel_log(double x) { return log(x); }

@@ -182,7 +182,8 @@ TEST_CASE("every reduction scales the same sum; none writes the matrix") {
   REQUIRE(r.results.size() == 1);
   CHECK(r.results.front().variant == "terms");
   CHECK(r.results.front().verification.passed);
-  CHECK(r.loss == Catch::Approx(sums[1]).epsilon(1e-12));
+  // A different fp32 kernel (it may contract and vectorize differently): equal to rounding.
+  CHECK(r.loss == Catch::Approx(sums[1]).epsilon(1e-6));
   CHECK(r.output_written == path);
   const auto h = klmini::inspect_npy_f32(path, 6, 77);
   std::vector<float> terms(6 * 77);
