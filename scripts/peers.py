@@ -23,6 +23,8 @@ def main() -> int:
                     help="comma-separated vocab sizes")
     ap.add_argument("--out", required=True, help="CSV file to write")
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--cpu-threads", type=int, default=0,
+                    help="time PyTorch's CPU kl_div on this many threads instead of the GPU peers")
     args = ap.parse_args()
     try:
         import torch
@@ -31,6 +33,8 @@ def main() -> int:
     except ImportError as e:  # the peers need PyTorch and Triton; say so instead of a traceback
         print(f"peers.py: {e}: PyTorch with CUDA and Triton are needed", file=sys.stderr)
         return 2
+    if args.cpu_threads > 0:
+        return time_cpu(torch, F, args)
     if not torch.cuda.is_available():
         print("peers.py: no CUDA device", file=sys.stderr)
         return 2
@@ -91,6 +95,36 @@ def main() -> int:
         print(f"{'d2d_copy':15s} vocab {vocab:7d}: {ms * 1e3:10.1f} us  {copy_bytes / (ms * 1e-3) / 1e12:5.2f} TB/s", flush=True)
         del lp, t, dst
         torch.cuda.empty_cache()
+    with open(args.out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    return 0
+
+
+def time_cpu(torch, F, args) -> int:
+    """PyTorch eager kl_div on the host, wall-clock median of 7 runs after 2 warm-ups."""
+    import time
+    torch.set_num_threads(args.cpu_threads)
+    rows = []
+    for vocab in [int(v) for v in args.vocab.split(",")]:
+        gen = torch.Generator().manual_seed(1234 + vocab)
+        lp = torch.log_softmax(torch.randn(args.tokens, vocab, generator=gen), dim=-1)
+        t = torch.softmax(torch.randn(args.tokens, vocab, generator=gen), dim=-1)
+        ref = F.kl_div(lp.double(), t.double(), reduction="batchmean").item()
+        times = []
+        for i in range(9):
+            start = time.perf_counter()
+            value = F.kl_div(lp, t, reduction="batchmean").item()
+            if i >= 2:
+                times.append(time.perf_counter() - start)
+        times.sort()
+        median = times[len(times) // 2]
+        nbytes = 2 * lp.numel() * lp.element_size()
+        rows.append(dict(peer="pytorch_cpu", threads=args.cpu_threads, tokens=args.tokens, vocab=vocab, median_s=median,
+                         bytes=nbytes, GBps=nbytes / median / 1e9, relative_error=abs(value - ref) / abs(ref)))
+        print(f"pytorch_cpu     vocab {vocab:7d}: {median * 1e3:10.2f} ms  {nbytes / median / 1e9:6.1f} GB/s "
+              f"on {args.cpu_threads} threads", flush=True)
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
