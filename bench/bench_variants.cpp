@@ -58,6 +58,7 @@ void add(const std::string& backend, const std::string& name, const Shape& shape
       kernel(p, result);
       state.SetIterationTime(timer.stop());
     }
+    state.counters["sum"] = klmini::read_result<Space>(result);
     const double bytes = 2.0 * double(shape.first) * double(shape.second) * sizeof(float);
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
     state.counters["TBps"] = benchmark::Counter(bytes * 1e-12 * double(state.iterations()), benchmark::Counter::kIsRate);
@@ -103,6 +104,12 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
       add<Space>(backend, "gridread_u4_l" + std::to_string(league), s,
                  [league](const auto& p, const auto& r) { run_grid_stride<ReadOp, 4>("b", p, r, league, 256); });
     }
+    add<Space>(backend, "grid_u2_polylog", s, [](const auto& p, const auto& r) {
+      run_grid_stride<KlTermPolyLogOp<false>, 2>("b", p, r, device_league<Space>(), kDeviceTeam);
+    });
+    add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
+      run_grid_stride<KlTermPolyLogOp<false>, 4>("b", p, r, device_league<Space>(), kDeviceTeam);
+    });
     add<Space>(backend, "rowteam_u2_t128", s, [](const auto& p, const auto& r) { run_row_teams<Op, 2>("b", p, r, 128); });
     add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 1>("b", p, r); });
     add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 2>("b", p, r); });

@@ -23,6 +23,14 @@ template <bool LogTarget>
 struct KlTermOp {
   KOKKOS_INLINE_FUNCTION static float apply(float t, float lp) { return kl_term(t, lp, LogTarget); }
 };
+// For the benchmark's comparison of logarithms on devices: the polynomial host log everywhere.
+template <bool LogTarget>
+struct KlTermPolyLogOp {
+  struct PolyLog {
+    KOKKOS_INLINE_FUNCTION float operator()(float x) const { return math::vector_logf(x); }
+  };
+  KOKKOS_INLINE_FUNCTION static float apply(float t, float lp) { return kl_term_with(PolyLog{}, t, lp, LogTarget); }
+};
 struct ReadOp {
   KOKKOS_INLINE_FUNCTION static float apply(float t, float lp) { return t + lp; }
 };
