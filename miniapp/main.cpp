@@ -2,6 +2,7 @@
 // dispatches to the chosen backend and maps errors to exit codes:
 //   0 ran (verification passed or off), 1 verification failed, 2 bad usage or bad input,
 //   3 an internal or runtime failure (a Kokkos or CUDA error).
+// With MPI every rank runs this; rank 0 prints and writes the reports.
 #include <Kokkos_Core.hpp>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "comm.hpp"
 #include "config.hpp"
 #include "errors.hpp"
 #include "report.hpp"
@@ -39,6 +41,14 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  klmini::MpiSession mpi(argc, argv);  // before Kokkos, finalized after it
+  const klmini::Comm& comm = klmini::Comm::world();
+  // An error on one rank must end all of them (the others would wait in a collective).
+  const auto fail = [&comm](int code, const std::string& message) {
+    std::cerr << "klmini: " << message << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << "\n";
+    if (comm.size() > 1) comm.abort(code);
+    return code;
+  };
   // --kokkos-* arguments belong to Kokkos; everything else is klmini's.
   std::vector<char*> kokkos_argv = {argv[0]};
   std::vector<std::string> own_args;
@@ -65,11 +75,13 @@ int main(int argc, char* argv[]) {
   try {
     app.parse(own_args);
   } catch (const CLI::ParseError& e) {
+    if (!comm.root()) return e.get_exit_code() == 0 ? 0 : kExitBadInput;  // every rank parses; rank 0 speaks
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitBadInput;
   }
   if (args.show_keys) {
-    for (const auto& k : klmini::deck_keys()) std::cout << k << "\n";
+    if (comm.root())
+      for (const auto& k : klmini::deck_keys()) std::cout << k << "\n";
     return 0;
   }
 
@@ -78,8 +90,7 @@ int main(int argc, char* argv[]) {
     config = klmini::load_config(args.deck, args.overrides);
     config.backend = klmini::resolve_backend(config.backend);
   } catch (const klmini::InputError& e) {
-    std::cerr << "klmini: error: " << e.what() << "\n";
-    return kExitBadInput;
+    return fail(kExitBadInput, std::string("error: ") + e.what());
   }
 
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
@@ -90,15 +101,15 @@ int main(int argc, char* argv[]) {
       klmini::print_summary(r, std::cout);
       std::cout.flush();
     });
-    klmini::print_results(record, std::cout);
-    if (!args.json.empty()) klmini::write_json(record, args.json);
-    if (!args.csv.empty()) klmini::append_csv(record, args.csv);
+    if (comm.root()) {
+      klmini::print_results(record, std::cout);
+      if (!args.json.empty()) klmini::write_json(record, args.json);
+      if (!args.csv.empty()) klmini::append_csv(record, args.csv);
+    }
     return record.verification_failed() ? kExitVerificationFailed : 0;
   } catch (const klmini::InputError& e) {
-    std::cerr << "klmini: error: " << e.what() << "\n";
-    return kExitBadInput;
+    return fail(kExitBadInput, std::string("error: ") + e.what());
   } catch (const std::exception& e) {
-    std::cerr << "klmini: runtime error: " << e.what() << "\n";
-    return kExitRuntimeError;
+    return fail(kExitRuntimeError, std::string("runtime error: ") + e.what());
   }
 }

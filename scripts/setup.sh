@@ -27,7 +27,8 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 
 # ---- 1. packages ----------------------------------------------------------------------------
 packages=(g++ cmake ninja-build git pkg-config dpkg-dev xz-utils ca-certificates
-          libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev)
+          libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
+          libopenmpi-dev openmpi-bin python3 python3-matplotlib shellcheck)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

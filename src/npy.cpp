@@ -8,6 +8,7 @@
 #include <limits>
 #include <sstream>
 
+#include "comm.hpp"
 #include "errors.hpp"
 
 namespace klmini {
@@ -202,25 +203,33 @@ void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::in
   static_assert(sizeof(float) == 4, "fp32 is 4 bytes");
 }
 
-void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols, const float* data) {
-  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) +
-                     ", " + std::to_string(cols) + "), }";
-  // Version 1.0: the 10-byte prefix plus the dictionary, padded with spaces to a multiple of
-  // 64 bytes and ended by a newline, so that the data is aligned.
+namespace {
+
+// The 10-byte prefix of version 1.0 and the dictionary, padded with spaces to a multiple of
+// 64 bytes and ended by a newline, so that the data is aligned.
+std::string npy_header(std::int64_t rows, std::int64_t cols) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
+                     std::to_string(cols) + "), }";
   const std::size_t total = ((10 + dict.size() + 1 + 63) / 64) * 64;
   dict.append(total - 10 - dict.size() - 1, ' ');
   dict.push_back('\n');
+  std::string header(kMagic, kMagicLen);
+  header += '\x01';
+  header += '\x00';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>(dict.size() >> 8);
+  return header + dict;
+}
+
+}  // namespace
+
+void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols, const float* data) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw DataFileError(path, "cannot create output file (" + tmp + ")");
-    out.write(kMagic, kMagicLen);
-    const char version[2] = {1, 0};
-    out.write(version, 2);
-    const unsigned char len[2] = {static_cast<unsigned char>(dict.size() & 0xff),
-                                  static_cast<unsigned char>(dict.size() >> 8)};
-    out.write(reinterpret_cast<const char*>(len), 2);
-    out.write(dict.data(), static_cast<std::streamsize>(dict.size()));
+    const std::string header = npy_header(rows, cols);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(reinterpret_cast<const char*>(data), rows * cols * std::int64_t(sizeof(float)));
     out.flush();
     if (!out) {
@@ -231,6 +240,42 @@ void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) throw DataFileError(path, "cannot rename " + tmp + " into place: " + ec.message());
+}
+
+void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std::int64_t vocab,
+                              std::int64_t row_begin, std::int64_t rows, const float* data, const Comm& comm) {
+  const std::string tmp = path + ".tmp";
+  const std::string header = npy_header(tokens, vocab);
+  bool ok = true;
+  std::string why;
+  if (comm.root()) {  // the header and the file's full length, before any rank writes its rows
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.close();
+    std::error_code ec;
+    if (out) std::filesystem::resize_file(tmp, header.size() + std::uint64_t(tokens * vocab) * sizeof(float), ec);
+    ok = out && !ec;
+    if (!ok) why = "cannot create output file (" + tmp + ")";
+  }
+  if (!comm.all(ok)) throw DataFileError(path, why.empty() ? "rank 0 could not create the output file" : why);
+  {
+    std::fstream out(tmp, std::ios::binary | std::ios::in | std::ios::out);
+    out.seekp(static_cast<std::streamoff>(header.size() + std::uint64_t(row_begin * vocab) * sizeof(float)));
+    out.write(reinterpret_cast<const char*>(data), rows * vocab * std::int64_t(sizeof(float)));
+    out.flush();
+    ok = static_cast<bool>(out);
+  }
+  if (!comm.all(ok)) {
+    if (comm.root()) std::remove(tmp.c_str());
+    throw DataFileError(path, "write failed on at least one rank (disk full?)");
+  }
+  if (comm.root()) {
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    ok = !ec;
+    if (!ok) why = ec.message();
+  }
+  if (!comm.all(ok)) throw DataFileError(path, "cannot rename " + tmp + " into place" + (why.empty() ? "" : ": " + why));
 }
 
 }  // namespace klmini

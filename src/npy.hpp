@@ -29,6 +29,13 @@ void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::in
 // end, so an interrupted run never leaves a truncated result under `path`.
 void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols, const float* data);
 
+// The same, written by every rank of `comm` at once: rank r holds rows
+// [row_begin, row_begin + rows) of the tokens x vocab matrix. Collective; the temporary file is
+// renamed into place once every rank has written its rows.
+class Comm;
+void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std::int64_t vocab,
+                              std::int64_t row_begin, std::int64_t rows, const float* data, const Comm& comm);
+
 // Parse a header dictionary (exposed for tests): {'descr': '<f4', 'fortran_order': False,
 // 'shape': (2, 3), }. Throws DataFileError(path, ...) on anything else.
 NpyHeader parse_npy_header_dict(const std::string& path, const std::string& dict);

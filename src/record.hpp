@@ -26,6 +26,7 @@ struct VariantResult {
   double sum = 0.0;                 // unscaled fp64 sum of terms (this rank's)
   double loss = 0.0;                // scaled by the reduction
   bool reproducible = true;         // every timed repeat gave the bitwise same sum
+  std::vector<double> rank_GBps;    // each rank's own bytes / its own median time (rank 0's view)
   Verification verification;
 };
 
@@ -33,7 +34,8 @@ struct Record {
   Config config;
   std::string backend;             // resolved ("openmp", ...)
   std::string execution_space;     // Kokkos's name for it
-  int concurrency = 0;             // threads (host) or concurrent threads (device)
+  int concurrency = 0;             // threads (host) or concurrent threads (device), per rank
+  int ranks = 1;                   // MPI ranks, each with its share of the tokens
   std::string kokkos_version;
   std::string kokkos_backends;     // enabled in the Kokkos build
   double input_bytes = 0.0;        // 2 * tokens * vocab * sizeof(float)

@@ -99,6 +99,8 @@ void print_summary(const Record& r, std::ostream& os) {
   os << "\n"
      << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency "
      << r.concurrency << ")\n"
+     << "  ranks           " << r.ranks
+     << (r.ranks > 1 ? " (MPI; tokens split across ranks, fp64 partial sums combined by MPI_Allreduce)" : "") << "\n"
      << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "]\n"
      << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n"
      << "  verification    " << to_string(c.verify);
@@ -133,6 +135,18 @@ void print_results(const Record& r, std::ostream& os) {
   for (const auto& v : r.results)
     if (v.verification.mode != VerifyMode::off)
       os << "  " << v.variant << ": " << v.verification.detail << "\n";
+  if (r.ranks > 1 && !r.results.empty()) {
+    const VariantResult& p0 = r.results.front();
+    os << "  per-rank GB/s (" << p0.variant << ", each rank's bytes over its own median):";
+    for (std::size_t k = 0; k < p0.rank_GBps.size(); ++k) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, " [%zu] %.1f", k, p0.rank_GBps[k]);
+      os << buf;
+    }
+    char agg[96];
+    std::snprintf(agg, sizeof agg, "; aggregate %.1f GB/s\n", p0.GBps);
+    os << agg;
+  }
   if (!r.output_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
                                     << " term matrix to " << r.output_written << "\n";
   const VariantResult* p = product(r);
@@ -179,6 +193,7 @@ void write_json(const Record& r, const std::string& path) {
     else params[key] = std::stoll(value);
   }
   params["backend"] = r.backend;
+  params["ranks"] = r.ranks;
   nlohmann::json results = nlohmann::json::array();
   for (const auto& v : r.results) {
     results.push_back({{"variant", v.variant},
@@ -190,6 +205,7 @@ void write_json(const Record& r, const std::string& path) {
                        {"fraction_of_ceiling", v.fraction_of_ceiling},
                        {"loss", finite_or_null(v.loss)},
                        {"bitwise_reproducible", v.reproducible},
+                       {"rank_GBps", v.rank_GBps},
                        {"verification", verification_json(v.verification)}});
   }
   const Provenance p = provenance();
@@ -217,6 +233,7 @@ void write_json(const Record& r, const std::string& path) {
         {"kokkos_backends", r.kokkos_backends},
         {"execution_space", r.execution_space},
         {"concurrency", r.concurrency},
+        {"ranks", r.ranks},
         {"host", p.host},
         {"date", p.date_utc}}}};
   std::ofstream out(path, std::ios::trunc);
@@ -227,7 +244,7 @@ void write_json(const Record& r, const std::string& path) {
 
 void append_csv(const Record& r, const std::string& path) {
   static const char* header =
-      "date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,tokens,vocab,dtype,reduction,"
+      "date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,ranks,tokens,vocab,dtype,reduction,"
       "log_target,input,variant,median_s,min_s,max_s,bytes,GBps,ceiling_GBps,fraction_of_ceiling,loss,"
       "verification,relative_error";
   std::error_code ec;
@@ -247,7 +264,7 @@ void append_csv(const Record& r, const std::string& path) {
   for (const auto& v : r.results) {
     const char* check = v.verification.mode == VerifyMode::off ? "off" : v.verification.passed ? "passed" : "failed";
     out << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << "," << r.kokkos_version << ","
-        << r.backend << "," << r.concurrency << "," << c.tokens << "," << c.vocab << "," << c.dtype << ","
+        << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << "," << c.vocab << "," << c.dtype << ","
         << to_string(c.reduction) << "," << (c.log_target ? "true" : "false") << "," << to_string(c.input) << ","
         << v.variant << "," << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << ","
         << v.time.max_s << "," << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << ","

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "comm.hpp"
 #include "config.hpp"
 #include "errors.hpp"
 #include "generate.hpp"
@@ -93,25 +94,39 @@ std::vector<float> rows_on_host(const Matrix& m, const std::vector<std::int64_t>
 }
 
 // Runs `kernel` warmup + repeats times. Each timed run is timed alone (KernelTimer: CUDA
-// events on Cuda, fence + wall clock on hosts); its result is read back after the timer stops.
+// events on Cuda, fence + wall clock on hosts) after a barrier of all ranks; its result is read
+// back after the timer stops. A run's time is the slowest rank's, its value the sum over ranks.
+// `local_times` keeps this rank's own times (for per-rank bandwidth).
 template <class Space>
 TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel, int warmup, int repeats,
-                        std::vector<double>& values) {
+                        std::vector<double>& values, const Comm& comm, std::vector<double>* local_times = nullptr) {
   const Result<Space> result("klmini::result");
   for (int i = 0; i < warmup; ++i) kernel(result);
   KernelTimer<Space> timer;
-  std::vector<double> times;
+  std::vector<double> times, mine;
   values.clear();
   constexpr double kPoison = -1.2345678901234567e300;  // no sum of terms can be this
   for (int i = 0; i < repeats; ++i) {
     Kokkos::deep_copy(result, kPoison);
+    Space().fence();
+    comm.barrier();
     timer.start();
     kernel(result);
-    times.push_back(timer.stop());
-    values.push_back(read_result<Space>(result));
-    if (values.back() == kPoison) throw std::runtime_error("a kernel did not write its result");
+    const double t = timer.stop();
+    mine.push_back(t);
+    times.push_back(comm.max(t));
+    const double local = read_result<Space>(result);
+    if (!comm.all(local != kPoison)) throw std::runtime_error("a kernel did not write its result");
+    values.push_back(comm.sum(local));
   }
+  if (local_times) *local_times = mine;
   return summarize(times);
+}
+
+inline ReferenceSummary sum_over_ranks(const ReferenceSummary& r, const Comm& comm) {
+  double v[4] = {r.rows, r.sum, r.sum_of_squares, r.magnitude};
+  comm.sum(v, 4);
+  return {v[0], v[1], v[2], v[3]};
 }
 
 inline bool bitwise_equal(const std::vector<double>& v) {
@@ -144,18 +159,22 @@ Record run_on_space(const Config& c) {
 template <class Space>
 Record run_problem(const Config& c, const std::function<void(const Record&)>& announce,
                    const std::string& kokkos_version, const std::string& kokkos_backends) {
+  const Comm& comm = Comm::world();
+  const RowRange mine = rows_of_rank(c.tokens, comm.rank(), comm.size());
   Record rec = run_on_space<Space>(c);
   rec.kokkos_version = kokkos_version;
   rec.kokkos_backends = kokkos_backends;
-  if (announce) announce(rec);
+  rec.ranks = comm.size();
+  if (announce && comm.root()) announce(rec);
 
   Kokkos::Timer setup;
-  const Problem<Space> p = make_problem<Space>(c, 0, c.tokens);
-  rec.setup_s = setup.seconds();
+  const Problem<Space> p = make_problem<Space>(c, mine.begin, mine.count);
+  rec.setup_s = comm.max(setup.seconds());
+  const double local_bytes = 2.0 * double(mine.count) * double(c.vocab) * sizeof(float);
 
   std::vector<double> values;
   rec.ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::read_ceiling(p, r); }, c.warmup,
-                                   c.repeats, values);
+                                   c.repeats, values, comm);
   rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
 
   std::vector<std::string> names;
@@ -165,33 +184,39 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
       if (variants::compiled_in(std::string(v))) names.emplace_back(v);
   } else names = {c.variant};
 
-  // Reference rows: all of them, a seeded sample, or none.
+  // Reference rows of this rank (local indices): all of them, or those of a seeded global sample.
   std::vector<std::int64_t> ref_rows;
-  if (c.verify == VerifyMode::full) ref_rows = sample_rows(c.tokens, c.tokens, c.seed);
-  if (c.verify == VerifyMode::sample) ref_rows = sample_rows(c.tokens, c.sample_rows, c.seed);
+  if (c.verify == VerifyMode::full) ref_rows = sample_rows(mine.count, mine.count, c.seed);
+  if (c.verify == VerifyMode::sample)
+    for (const std::int64_t r : sample_rows(c.tokens, c.sample_rows, c.seed))
+      if (r >= mine.begin && r < mine.begin + mine.count) ref_rows.push_back(r - mine.begin);
   std::vector<float> lp_ref, t_ref;
-  std::vector<RowTotals> ref_totals;
-  if (!ref_rows.empty()) {
+  ReferenceSummary ref;
+  if (c.verify != VerifyMode::off) {
     Kokkos::Timer ref_timer;
     lp_ref = rows_on_host(p.lp, ref_rows);
     t_ref = rows_on_host(p.t, ref_rows);
-    ref_totals = reference_rows(lp_ref.data(), t_ref.data(), static_cast<std::int64_t>(ref_rows.size()), c.vocab,
-                                c.log_target);
-    rec.reference_s = ref_timer.seconds();
+    ref = summarize(reference_rows(lp_ref.data(), t_ref.data(), static_cast<std::int64_t>(ref_rows.size()),
+                                   c.vocab, c.log_target));
+    ref = sum_over_ranks(ref, comm);
+    rec.reference_s = comm.max(ref_timer.seconds());
   }
   const double scale = reduction_scale(c.reduction, c.tokens, c.vocab);
-  const bool sampled = c.verify == VerifyMode::sample && static_cast<std::int64_t>(ref_rows.size()) < c.tokens;
+  const bool sampled = c.verify == VerifyMode::sample && c.sample_rows < c.tokens;
 
   typename Problem<Space>::Matrix out;
-  if (c.reduction == Reduction::none) out = allocate_matrix<typename Problem<Space>::Matrix>("klmini::terms", c.tokens, c.vocab);
+  if (c.reduction == Reduction::none)
+    out = allocate_matrix<typename Problem<Space>::Matrix>("klmini::terms", mine.count, c.vocab);
 
   for (const std::string& name : names) {
     VariantResult v;
     v.variant = name;
     std::function<void(const Result<Space>&)> kernel;
+    double variant_local_bytes = local_bytes;
     if (name == kTermsVariant) {
       kernel = [&](const Result<Space>& r) { variants::terms(p, out, r); };
       v.bytes = 3.0 * double(c.elements()) * sizeof(float);
+      variant_local_bytes = 1.5 * local_bytes;
     } else {
       if (!variants::compiled_in(name))
         throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");
@@ -199,36 +224,40 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
       v.bytes = rec.input_bytes;
     }
     if (name == kTermsVariant) Kokkos::deep_copy(out, -7.77e33f);  // poison: an unwritten element fails verification
-    v.time = time_kernel<Space>(kernel, c.warmup, c.repeats, values);
+    std::vector<double> local_times;
+    v.time = time_kernel<Space>(kernel, c.warmup, c.repeats, values, comm, &local_times);
     v.sum = values.back();
     v.loss = v.sum * scale;
     v.reproducible = bitwise_equal(values);
     v.GBps = v.bytes / v.time.median_s * 1e-9;
     v.fraction_of_ceiling = v.GBps / rec.ceiling_GBps;
+    v.rank_GBps = comm.gather(variant_local_bytes / summarize(local_times).median_s * 1e-9);
     if (c.verify != VerifyMode::off) {
       Verification check;
       if (sampled && std::isfinite(v.sum)) {
-        check = verify_sample(v.sum, ref_totals, c.tokens, scale);
+        check = verify_sample(v.sum, ref, c.tokens, scale);
       } else if (sampled) {
         // A non-finite loss from a sample cannot be judged: check every row.
-        const std::vector<std::int64_t> all = sample_rows(c.tokens, c.tokens, c.seed);
+        const std::vector<std::int64_t> all = sample_rows(mine.count, mine.count, c.seed);
         const auto lp_all = rows_on_host(p.lp, all), t_all = rows_on_host(p.t, all);
-        check = verify_full(v.sum, reference_rows(lp_all.data(), t_all.data(), c.tokens, c.vocab, c.log_target), scale);
+        ReferenceSummary every = summarize(reference_rows(lp_all.data(), t_all.data(), mine.count, c.vocab, c.log_target));
+        every = sum_over_ranks(every, comm);
+        check = verify_full(v.sum, every, scale);
         check.detail += " (loss not finite: checked every row)";
       } else {
-        check = verify_full(v.sum, ref_totals, scale);
+        check = verify_full(v.sum, ref, scale);
       }
       if (name == kTermsVariant) {  // the matrix itself, element by element, on the reference rows
         const std::vector<float> out_rows = rows_on_host(out, ref_rows);
         Verification m = verify_terms(out_rows.data(), lp_ref.data(), t_ref.data(),
                                       static_cast<std::int64_t>(ref_rows.size()), c.vocab, c.log_target);
+        const bool matrix_ok = comm.all(m.passed);
+        m.relative_error = comm.max(m.relative_error);
+        m.rows_checked = check.rows_checked;
         m.mode = c.verify;
-        if (!m.passed || !check.passed) {
-          m.passed = m.passed && check.passed;
-          m.detail = "matrix: " + m.detail + "; sum: " + check.detail;
-        } else {
-          m.detail = "matrix: " + m.detail + "; sum: " + check.detail;
-        }
+        m.passed = matrix_ok && check.passed;
+        m.detail = "matrix: " + (matrix_ok ? m.detail : "elements outside their bound on some rank (" + m.detail + ")") +
+                   "; sum: " + check.detail;
         m.expected = check.expected;
         check = m;
       }
@@ -240,7 +269,7 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
 
   if (c.reduction == Reduction::none && !c.output.empty()) {
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-    write_npy_f32(c.output, c.tokens, c.vocab, host.data());
+    write_npy_f32_collective(c.output, c.tokens, c.vocab, mine.begin, mine.count, host.data(), comm);
     rec.output_written = c.output;
   }
   return rec;

@@ -1,5 +1,6 @@
 #include "verify.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -41,46 +42,56 @@ Verification compare_scalar(double got, double expected, double bound) {
   return v;
 }
 
-Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale) {
-  double sum = 0.0, magnitude = 0.0, c = 0.0;
-  for (const RowTotals& r : rows) {  // Kahan-Babuska across rows: the reference's own error stays negligible
-    const double y = r.sum;
-    const double s = sum + y;
-    c += std::fabs(sum) >= std::fabs(y) ? (sum - s) + y : (y - s) + sum;
-    sum = s;
-    magnitude += r.magnitude;
+ReferenceSummary summarize(const std::vector<RowTotals>& rows) {
+  ReferenceSummary r;
+  double c = 0.0;
+  for (const RowTotals& row : rows) {  // Kahan-Babuska: the reference's own error stays negligible
+    const double y = row.sum;
+    const double s = r.sum + y;
+    c += std::fabs(r.sum) >= std::fabs(y) ? (r.sum - s) + y : (y - s) + r.sum;
+    r.sum = s;
+    r.sum_of_squares += y * y;
+    r.magnitude += row.magnitude;
   }
-  Verification v = compare_scalar(got_sum * scale, (sum + c) * scale,
-                                   kTermTolerance * magnitude * std::fabs(scale) + std::numeric_limits<double>::denorm_min());
+  r.sum += c;
+  r.rows = double(rows.size());
+  return r;
+}
+
+Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale) {
+  Verification v = compare_scalar(got_sum * scale, ref.sum * scale,
+                                  kTermTolerance * ref.magnitude * std::fabs(scale) +
+                                      std::numeric_limits<double>::denorm_min());
   v.mode = VerifyMode::full;
-  v.rows_checked = static_cast<std::int64_t>(rows.size());
+  v.rows_checked = static_cast<std::int64_t>(ref.rows);
+  return v;
+}
+
+Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale) {
+  return verify_full(got_sum, summarize(rows), scale);
+}
+
+Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale) {
+  const double n = sample.rows;
+  const double mean = sample.sum / n;
+  const double var = n > 1.0 ? std::max(0.0, (sample.sum_of_squares - n * mean * mean) / (n - 1.0)) : 0.0;
+  const double N = double(tokens);
+  const double fpc = N > 1.0 ? std::sqrt(std::max(0.0, (N - n) / (N - 1.0))) : 0.0;
+  const double std_error = N * std::sqrt(var / n) * fpc;
+  const double rounding = kTermTolerance * sample.magnitude / n * N;
+  Verification v = compare_scalar(got_sum * scale, N * mean * scale,
+                                  (kSampleSigmas * std_error + rounding) * std::fabs(scale) +
+                                      std::numeric_limits<double>::denorm_min());
+  v.mode = VerifyMode::sample;
+  v.rows_checked = static_cast<std::int64_t>(n);
+  v.detail += " (estimate from " + std::to_string(v.rows_checked) + " sampled rows, " +
+              format_line("%.0f sigma = %.3e)", kSampleSigmas, kSampleSigmas * std_error * std::fabs(scale));
   return v;
 }
 
 Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
                            double scale) {
-  const double n = double(rows.size());
-  double mean = 0.0, magnitude = 0.0;
-  for (const RowTotals& r : rows) {
-    mean += r.sum;
-    magnitude += r.magnitude;
-  }
-  mean /= n;
-  double var = 0.0;
-  for (const RowTotals& r : rows) var += (r.sum - mean) * (r.sum - mean);
-  var = rows.size() > 1 ? var / (n - 1.0) : 0.0;
-  const double N = double(tokens);
-  const double fpc = N > 1.0 ? std::sqrt(std::max(0.0, (N - n) / (N - 1.0))) : 0.0;
-  const double std_error = N * std::sqrt(var / n) * fpc;
-  const double rounding = kTermTolerance * magnitude / n * N;
-  Verification v = compare_scalar(got_sum * scale, N * mean * scale,
-                                   (kSampleSigmas * std_error + rounding) * std::fabs(scale) +
-                                       std::numeric_limits<double>::denorm_min());
-  v.mode = VerifyMode::sample;
-  v.rows_checked = static_cast<std::int64_t>(rows.size());
-  v.detail += " (estimate from " + std::to_string(rows.size()) + " sampled rows, " +
-              format_line("%.0f sigma = %.3e)", kSampleSigmas, kSampleSigmas * std_error * std::fabs(scale));
-  return v;
+  return verify_sample(got_sum, summarize(rows), tokens, scale);
 }
 
 Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,

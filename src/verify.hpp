@@ -35,11 +35,19 @@ struct Verification {
 // Compare a scaled result `got` with the scaled reference `expected`, given the bound.
 Verification compare_scalar(double got, double expected, double bound);
 
+// What verification needs of a set of reference rows; sums of these over ranks combine them.
+struct ReferenceSummary {
+  double rows = 0.0, sum = 0.0, sum_of_squares = 0.0, magnitude = 0.0;
+};
+ReferenceSummary summarize(const std::vector<RowTotals>& rows);
+
 // Full: every row of the reference. `scale` is the reduction's.
+Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale);
 Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale);
 
-// Sample: the loss estimated from `rows` drawn at random out of `tokens`; passes within
+// Sample: the loss estimated from rows drawn at random out of `tokens`; passes within
 // kSampleSigmas standard errors (with the finite-population correction) plus rounding.
+Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale);
 Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
                            double scale);
 

@@ -2,10 +2,12 @@
 # and a regular expression on stdout+stderr (tests/cli/expect.cmake).
 set(_cli_dir ${CMAKE_CURRENT_BINARY_DIR}/cli)
 file(MAKE_DIRECTORY ${_cli_dir})
+# Files named in KLMINI_CLI_FRESH (set around a call) are removed before the run.
 function(klmini_cli_test name expected_rc regex)
   add_test(NAME cli/${name}
            COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:klmini> -DEXPECTED_RC=${expected_rc}
-                   "-DREGEX=${regex}" "-DARGS=${ARGN}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.cmake
+                   "-DREGEX=${regex}" "-DARGS=${ARGN}" "-DFRESH=${KLMINI_CLI_FRESH}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.cmake
            WORKING_DIRECTORY ${_cli_dir})
   set_tests_properties(cli/${name} PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2;OMP_PROC_BIND=false")
 endfunction()
@@ -21,7 +23,9 @@ klmini_cli_test(serial_log_target 0 "Kokkos::Serial.*Verification: PASSED" ${_in
 klmini_cli_test(reduction_none 0 "term matrix to .*terms.npy.*Verification: PASSED" ${_in}/ci.toml --set reduction=none --set output=terms.npy)
 klmini_cli_test(sample 0 "sampled rows.*Verification: PASSED \\(relative error [0-9.e+-]+, sample\\)" ${_in}/ci.toml --set verify=sample --set sample_rows=8)
 klmini_cli_test(nan_loss 0 "loss: nan.*Verification: PASSED" ${_data}/nan_deck.toml)
+set(KLMINI_CLI_FRESH "out.json;out.csv")
 klmini_cli_test(json_csv 0 "Verification: PASSED" ${_in}/ci.toml --json out.json --csv out.csv)
+unset(KLMINI_CLI_FRESH)
 klmini_cli_test(kokkos_flag 0 "concurrency 1" ${_in}/ci.toml --kokkos-threads=1 --kokkos-num-threads=1)
 klmini_cli_test(unknown_flag 2 "--bogus" --bogus)
 klmini_cli_test(missing_deck 2 "nonexistent.toml" nonexistent.toml)

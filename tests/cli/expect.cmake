@@ -1,4 +1,7 @@
 # Runs EXE with ARGS (a ;-list) and checks its exit code and output. Used by cli_tests.cmake.
+if(FRESH)
+  file(REMOVE ${FRESH})
+endif()
 execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 string(REPLACE "\n" " " flat "${all}")

@@ -1,0 +1,37 @@
+# klmini across MPI ranks: the same deck on 1, 2 and 3 ranks (37 tokens: no even split) must
+# give the same loss to 1e-12, record its rank count, and write the same `none` matrix.
+find_package(Python3 COMPONENTS Interpreter)
+if(NOT KLMINI_HAVE_MPI OR NOT MPIEXEC_EXECUTABLE OR NOT Python3_FOUND)
+  message(STATUS "klmini: MPI tests skipped (MPI ${KLMINI_HAVE_MPI}, mpiexec '${MPIEXEC_EXECUTABLE}', Python3 ${Python3_FOUND})")
+  return()
+endif()
+set(_mpi_dir ${CMAKE_CURRENT_BINARY_DIR}/mpi)
+file(MAKE_DIRECTORY ${_mpi_dir})
+set(_mpi_flags ${MPIEXEC_PREFLAGS})
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpi_version ERROR_QUIET)
+if(_mpi_version MATCHES "Open MPI|OpenRTE")
+  list(APPEND _mpi_flags --oversubscribe)  # 3 ranks on a 2-core CI machine
+endif()
+set(_mpi_env "OMP_NUM_THREADS=1;OMP_PROC_BIND=false;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+foreach(n 1 2 3)
+  foreach(kind generate none npy)
+    if(kind STREQUAL "generate")
+      set(_args ${PROJECT_SOURCE_DIR}/inputs/ci.toml --set log_target=true)
+    elseif(kind STREQUAL "none")
+      set(_args ${PROJECT_SOURCE_DIR}/inputs/ci.toml --set reduction=none --set output=terms_n${n}.npy)
+    else()
+      set(_args ${CMAKE_CURRENT_SOURCE_DIR}/data/npy_rows_ab.toml)
+    endif()
+    add_test(NAME mpi/${kind}_n${n}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${_mpi_flags} $<TARGET_FILE:klmini>
+                     ${_args} --json ${kind}_n${n}.json
+             WORKING_DIRECTORY ${_mpi_dir})
+    set_tests_properties(mpi/${kind}_n${n} PROPERTIES ENVIRONMENT "${_mpi_env}" FIXTURES_SETUP mpi_${kind}
+                         PASS_REGULAR_EXPRESSION "Verification: PASSED")
+  endforeach()
+endforeach()
+foreach(kind generate none npy)
+  add_test(NAME mpi/${kind}_same_loss
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/mpi_compare.py ${_mpi_dir} ${kind})
+  set_tests_properties(mpi/${kind}_same_loss PROPERTIES FIXTURES_REQUIRED mpi_${kind})
+endforeach()
