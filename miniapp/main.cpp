@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -95,7 +96,12 @@ int main(int argc, char* argv[]) {
 
   int kokkos_argc = static_cast<int>(kokkos_argv.size());
   kokkos_argv.push_back(nullptr);
-  Kokkos::ScopeGuard kokkos(kokkos_argc, kokkos_argv.data());
+  std::unique_ptr<Kokkos::ScopeGuard> kokkos;
+  try {  // e.g. a Cuda build on a machine without a GPU
+    kokkos = std::make_unique<Kokkos::ScopeGuard>(kokkos_argc, kokkos_argv.data());
+  } catch (const std::exception& e) {
+    return fail(kExitRuntimeError, std::string("cannot initialize Kokkos: ") + e.what());
+  }
   try {
     const klmini::Record record = klmini::run(config, [](const klmini::Record& r) {
       klmini::print_summary(r, std::cout);

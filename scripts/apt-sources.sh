@@ -5,6 +5,7 @@
 set -euo pipefail
 want_nonfree=0
 [[ "${1:-}" == "--non-free" ]] && want_nonfree=1
+# shellcheck source=/dev/null
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:?no VERSION_CODENAME in /etc/os-release}")
 out=/etc/apt/sources.list.d/klmini.sources
 uri="" keyring=""

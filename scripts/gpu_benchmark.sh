@@ -36,7 +36,7 @@ fi
 if python3 -c "import torch" 2>/dev/null; then
   echo "== peers (PyTorch eager, torch.compile, read and copy references)"
   PYTHONUNBUFFERED=1 python3 "$root/scripts/peers.py" --vocab "$vocabs" --out "$out/peers.csv" > "$out/peers.log" 2>&1 || status=1
-  cat "$out/peers.log" | grep -E "vocab"
+  grep -E "vocab" "$out/peers.log"
 fi
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"  # one file carries everything back
 exit $status

@@ -4,6 +4,7 @@ Writes, for every backend in the CSVs:
   vocab_time_<backend>.png      median time vs vocab (log-log), one line per variant
   vocab_bandwidth_<backend>.png achieved GB/s vs vocab with the measured read ceiling drawn
   threads_<backend>.png         time and GB/s vs threads (when one size was run at several)
+  ranks_<backend>.png           strong scaling: time and aggregate GB/s vs MPI ranks
 Peers (scripts/peers.py CSV) are drawn on the vocab plots when given with --peers.
 """
 import argparse
@@ -82,32 +83,56 @@ def vocab_plots(rows, peers, out, backend):
     return written
 
 
-def thread_plot(rows, out, backend):
-    pts = collections.defaultdict(list)
+def most_common(rows, key):
+    return collections.Counter(r[key] for r in rows).most_common(1)[0][0]
+
+
+def vocab_subset(rows):
+    """One line per variant: ranks 1 (or the fewest), the most threads, the most common token count."""
+    ranks = min(int(r.get("ranks", 1) or 1) for r in rows)
+    rows = [r for r in rows if int(r.get("ranks", 1) or 1) == ranks]
+    tokens = most_common(rows, "tokens")
+    rows = [r for r in rows if r["tokens"] == tokens]
+    conc = max(int(r["concurrency"]) for r in rows)
+    return [r for r in rows if int(r["concurrency"]) == conc]
+
+
+def scaling_plot(rows, out, backend, key, label, filename):
+    """Time and GB/s against `key` (concurrency or ranks) for the size run at most values of it."""
+    if key == "concurrency":  # threads of one rank
+        rows = [r for r in rows if int(r.get("ranks", 1) or 1) == 1]
+    by_size = collections.defaultdict(set)
     for r in rows:
-        pts[r["variant"]].append((int(r["concurrency"]), float(r["median_s"]), float(r["GBps"]), float(r["ceiling_GBps"])))
-    if len({p[0] for v in pts.values() for p in v}) < 2:
+        by_size[(r["tokens"], r["vocab"])].add(r[key])
+    if not by_size:
         return []
-    r0 = rows[0]
+    size, values = max(by_size.items(), key=lambda kv: len(kv[1]))
+    if len(values) < 2:
+        return []
+    rows = [r for r in rows if (r["tokens"], r["vocab"]) == size]
+    pts = collections.defaultdict(dict)
+    for r in rows:
+        pts[r["variant"]][int(r[key])] = (float(r["median_s"]), float(r["GBps"]), float(r["ceiling_GBps"]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
     for name, p in sorted(pts.items()):
-        p.sort()
-        th = [x[0] for x in p]
-        ax1.loglog(th, [x[1] * 1e3 for x in p], "o-", label=f"{name}")
-        ax1.loglog(th, [p[0][1] * 1e3 * th[0] / t for t in th], ":", color="gray", label="ideal" if name == "fused" else None)
-        ax2.plot(th, [x[2] for x in p], "o-", label=f"{name} GB/s")
-        ax2.plot(th, [x[3] for x in p], "k--", label="read ceiling (measured)")
+        xs = sorted(p)
+        ax1.loglog(xs, [p[x][0] * 1e3 for x in xs], "o-", label=name)
+        ax1.loglog(xs, [p[xs[0]][0] * 1e3 * xs[0] / x for x in xs], ":", color="gray")
+        ax2.plot(xs, [p[x][1] for x in xs], "o-", label=f"{name} GB/s")
+    first = sorted(pts.items())[0][1]
+    xs = sorted(first)
+    ax2.plot(xs, [first[x][2] for x in xs], "k--", label="read ceiling (measured)")
     for ax in (ax1, ax2):
         ax.set_xscale("log", base=2)
-        ax.set_xlabel("OpenMP threads" if backend != "cuda" else "concurrency")
+        ax.set_xlabel(label)
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
-    ax1.set_ylabel("median time (ms)")
-    ax2.set_ylabel("GB/s")
+    ax1.set_ylabel("median time (ms); dotted: ideal")
+    ax2.set_ylabel("aggregate GB/s")
     ax2.set_ylim(bottom=0)
-    fig.suptitle(f"Thread scaling, {backend}, tokens {r0['tokens']} x vocab {r0['vocab']}")
+    fig.suptitle(f"Strong scaling, {backend}, tokens {size[0]} x vocab {size[1]}")
     fig.tight_layout()
-    path = os.path.join(out, f"threads_{backend}.png")
+    path = os.path.join(out, filename)
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return [path]
@@ -141,10 +166,15 @@ def main():
     written = []
     for backend in sorted({r["backend"] for r in rows}):
         sub = [r for r in rows if r["backend"] == backend]
-        written += vocab_plots(sub, peers if backend == "cuda" else {}, args.out, backend)
-        written += thread_plot(sub, args.out, backend)
+        written += vocab_plots(vocab_subset(sub), peers if backend == "cuda" else {}, args.out, backend)
+        written += scaling_plot(sub, args.out, backend, "concurrency",
+                                "OpenMP threads" if backend != "cuda" else "concurrency", f"threads_{backend}.png")
+        if "ranks" in sub[0]:
+            written += scaling_plot(sub, args.out, backend, "ranks", "MPI ranks", f"ranks_{backend}.png")
     for w in written:
         print(w)
+    if not written:
+        print("plot: nothing to plot (every row has the same vocab, thread count and rank count)", file=sys.stderr)
     return 0
 
 

@@ -49,6 +49,7 @@ if ((${#missing[@]} > 0)); then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 if ((need_catch2)); then  # Catch2 v3: bookworm has 2.13, bookworm-backports 3.x
+  # shellcheck source=/dev/null
   codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
   say "installing Catch2 v3 from $codename-backports"
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends -t "$codename-backports" catch2 \
