@@ -46,7 +46,6 @@ struct Record {
   std::vector<VariantResult> results;
   double loss = 0.0;               // the product variant's (first in results)
   std::string output_written;      // path of the `none` matrix, if written
-  bool verified() const;           // verification on and every variant passed
   bool verification_failed() const;
   double worst_relative_error() const;
 };

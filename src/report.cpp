@@ -34,7 +34,6 @@ bool Record::verification_failed() const {
     if (v.verification.mode != VerifyMode::off && !v.verification.passed) return true;
   return false;
 }
-bool Record::verified() const { return config.verify != VerifyMode::off && !verification_failed(); }
 double Record::worst_relative_error() const {
   double worst = 0.0;
   for (const auto& v : results) worst = std::max(worst, v.verification.relative_error);

@@ -145,7 +145,7 @@ std::string space_backend_name() {
 }
 
 template <class Space>
-Record run_on_space(const Config& c) {
+Record record_header(const Config& c) {  // what a Record knows before anything runs
   Record rec;
   rec.config = c;
   rec.backend = space_backend_name<Space>();
@@ -161,7 +161,7 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
                    const std::string& kokkos_version, const std::string& kokkos_backends) {
   const Comm& comm = Comm::world();
   const RowRange mine = rows_of_rank(c.tokens, comm.rank(), comm.size());
-  Record rec = run_on_space<Space>(c);
+  Record rec = record_header<Space>(c);
   rec.kokkos_version = kokkos_version;
   rec.kokkos_backends = kokkos_backends;
   rec.ranks = comm.size();
