@@ -121,6 +121,12 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
       {"output", [](Config& c, const toml::node& n, const Where& w) {
          c.output = get_path(n, w, "output");
        }},
+      {"overwrite", [](Config& c, const toml::node& n, const Where& w) {
+         c.overwrite = get_bool(n, w, "overwrite");
+       }},
+      {"validate", [](Config& c, const toml::node& n, const Where& w) {
+         c.validate = get_bool(n, w, "validate");
+       }},
       {"dtype", [](Config& c, const toml::node& n, const Where& w) {
          c.dtype = get_choice<std::string>(n, w, "dtype", {{"fp32", "fp32"}});
        }},
@@ -129,10 +135,10 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
              get_int(n, w, "seed", 0, std::numeric_limits<std::int64_t>::max()));
        }},
       {"warmup", [](Config& c, const toml::node& n, const Where& w) {
-         c.warmup = static_cast<int>(get_int(n, w, "warmup", 0, 1000));
+         c.warmup = static_cast<int>(get_int(n, w, "warmup", 0, 1000));  // more is a typo, not a benchmark
        }},
       {"repeats", [](Config& c, const toml::node& n, const Where& w) {
-         c.repeats = static_cast<int>(get_int(n, w, "repeats", 1, 100000));
+         c.repeats = static_cast<int>(get_int(n, w, "repeats", 1, 10000));
        }},
       {"verify", [](Config& c, const toml::node& n, const Where& w) {
          c.verify = get_choice<VerifyMode>(
@@ -290,7 +296,11 @@ std::vector<std::pair<std::string, std::string>> describe(const Config& c) {
     d.emplace_back("log_probs", q(c.log_probs));
     d.emplace_back("targets", q(c.targets));
   }
-  if (!c.output.empty()) d.emplace_back("output", q(c.output));
+  if (!c.output.empty()) {
+    d.emplace_back("output", q(c.output));
+    d.emplace_back("overwrite", c.overwrite ? "true" : "false");
+  }
+  d.emplace_back("validate", c.validate ? "true" : "false");
   d.emplace_back("dtype", q(c.dtype));
   d.emplace_back("seed", std::to_string(c.seed));
   d.emplace_back("warmup", std::to_string(c.warmup));

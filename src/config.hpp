@@ -22,6 +22,8 @@ struct Config {
   std::string log_probs;  // .npy paths, resolved against the deck's folder
   std::string targets;
   std::string output;  // .npy path for the `none` reduction's term matrix (optional)
+  bool overwrite = false;  // replace an existing output file
+  bool validate = false;   // check that the inputs are (log-)probability rows before the run
   std::string dtype = "fp32";
   std::uint64_t seed = 20261202;
   int warmup = 2;

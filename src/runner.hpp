@@ -18,12 +18,14 @@
 #include "config.hpp"
 #include "errors.hpp"
 #include "generate.hpp"
+#include "limits.hpp"
 #include "npy.hpp"
 #include "problem.hpp"
 #include "record.hpp"
 #include "reference.hpp"
 #include "semantics.hpp"
 #include "timer.hpp"
+#include "validate.hpp"
 #include "variants/ceiling.hpp"
 #include "variants/registry.hpp"
 #include "variants/terms.hpp"
@@ -42,6 +44,19 @@ View allocate_matrix(const char* label, std::int64_t rows, std::int64_t cols) {
                      std::to_string(cols) + " fp32, " + std::to_string(double(rows) * cols * 4 / 1073741824.0) +
                      " GiB) in " + View::memory_space::name() + ": " + e.what());
   }
+}
+
+// Free bytes in the execution space's memory (-1: unknown; host memory is checked separately).
+template <class Space>
+std::int64_t space_available_bytes() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace>) {
+    std::size_t free_bytes = 0, total = 0;
+    check_cuda(cudaMemGetInfo(&free_bytes, &total), "cudaMemGetInfo");
+    return static_cast<std::int64_t>(free_bytes);
+  }
+#endif
+  return -1;
 }
 
 // Rows [row_begin, row_begin + rows) of this rank, from the generator or the .npy files.
@@ -74,20 +89,36 @@ Problem<Space> make_problem(const Config& c, std::int64_t row_begin, std::int64_
   return p;
 }
 
-// Host copies of the given rows of a device matrix (the whole matrix when `rows` is all of it).
+// The given rows of a matrix, readable on the host: the matrix itself when it lives in host
+// memory and all rows are asked for (no copy: a host run needs no second copy of its inputs),
+// otherwise a copy of those rows.
+struct HostRows {
+  std::vector<float> storage;
+  const float* data = nullptr;
+};
+
 template <class Matrix>
-std::vector<float> rows_on_host(const Matrix& m, const std::vector<std::int64_t>& rows) {
+HostRows rows_on_host(const Matrix& m, const std::vector<std::int64_t>& rows) {
+  constexpr bool host_memory =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Matrix::memory_space>::accessible;
   const std::int64_t vocab = static_cast<std::int64_t>(m.extent(1));
-  std::vector<float> out(rows.size() * static_cast<std::size_t>(vocab));
-  if (static_cast<std::int64_t>(rows.size()) == static_cast<std::int64_t>(m.extent(0))) {
+  const bool all = static_cast<std::int64_t>(rows.size()) == static_cast<std::int64_t>(m.extent(0));
+  HostRows out;
+  if (host_memory && all) {
+    out.data = m.data();
+    return out;
+  }
+  out.storage.resize(rows.size() * static_cast<std::size_t>(vocab));
+  out.data = out.storage.data();
+  if (all) {
     Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
-        out.data(), m.extent(0), m.extent(1));
+        out.storage.data(), m.extent(0), m.extent(1));
     Kokkos::deep_copy(host, m);
     return out;
   }
   for (std::size_t k = 0; k < rows.size(); ++k) {
     Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(
-        out.data() + k * static_cast<std::size_t>(vocab), vocab);
+        out.storage.data() + k * static_cast<std::size_t>(vocab), vocab);
     Kokkos::deep_copy(host, Kokkos::subview(m, rows[k], Kokkos::ALL()));
   }
   return out;
@@ -177,9 +208,13 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
   rec.ranks = comm.size();
   if (announce && comm.root()) announce(rec);
 
+  check_output(c);
+  check_memory(estimate_memory(c, mine.count, is_host_space<Space>()), is_host_space<Space>(),
+               Space::memory_space::name(), space_available_bytes<Space>(), host_available_bytes(), c);
   Kokkos::Timer setup;
   const Problem<Space> p = make_problem<Space>(c, mine.begin, mine.count);
   rec.setup_s = comm.max(setup.seconds());
+  if (c.validate) validate_inputs(p, mine.begin, comm);
   const double local_bytes = 2.0 * double(mine.count) * double(c.vocab) * sizeof(float);
 
   std::vector<double> values;
@@ -200,13 +235,13 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
   if (c.verify == VerifyMode::sample)
     for (const std::int64_t r : sample_rows(c.tokens, c.sample_rows, c.seed))
       if (r >= mine.begin && r < mine.begin + mine.count) ref_rows.push_back(r - mine.begin);
-  std::vector<float> lp_ref, t_ref;
+  HostRows lp_ref, t_ref;
   ReferenceSummary ref;
   if (c.verify != VerifyMode::off) {
     Kokkos::Timer ref_timer;
     lp_ref = rows_on_host(p.lp, ref_rows);
     t_ref = rows_on_host(p.t, ref_rows);
-    ref = summarize(reference_rows(lp_ref.data(), t_ref.data(), static_cast<std::int64_t>(ref_rows.size()),
+    ref = summarize(reference_rows(lp_ref.data, t_ref.data, static_cast<std::int64_t>(ref_rows.size()),
                                    c.vocab, c.log_target));
     ref = sum_over_ranks(ref, comm);
     rec.reference_s = comm.max(ref_timer.seconds());
@@ -250,7 +285,7 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
         // A non-finite loss from a sample cannot be judged: check every row.
         const std::vector<std::int64_t> all = sample_rows(mine.count, mine.count, c.seed);
         const auto lp_all = rows_on_host(p.lp, all), t_all = rows_on_host(p.t, all);
-        ReferenceSummary every = summarize(reference_rows(lp_all.data(), t_all.data(), mine.count, c.vocab, c.log_target));
+        ReferenceSummary every = summarize(reference_rows(lp_all.data, t_all.data, mine.count, c.vocab, c.log_target));
         every = sum_over_ranks(every, comm);
         check = verify_full(v.sum, every, scale);
         check.detail += " (loss not finite: checked every row)";
@@ -258,8 +293,8 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
         check = verify_full(v.sum, ref, scale);
       }
       if (name == kTermsVariant) {  // the matrix itself, element by element, on the reference rows
-        const std::vector<float> out_rows = rows_on_host(out, ref_rows);
-        Verification m = verify_terms(out_rows.data(), lp_ref.data(), t_ref.data(),
+        const HostRows out_rows = rows_on_host(out, ref_rows);
+        Verification m = verify_terms(out_rows.data, lp_ref.data, t_ref.data,
                                       static_cast<std::int64_t>(ref_rows.size()), c.vocab, c.log_target);
         const bool matrix_ok = comm.all(m.passed);
         m.relative_error = comm.max(m.relative_error);

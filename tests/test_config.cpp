@@ -60,6 +60,7 @@ repeats = 3
 verify = "sample"
 sample_rows = 4
 variant = "flat"
+validate = true
 )");
   CHECK(c.tokens == 7);
   CHECK(c.vocab == 33);
@@ -75,6 +76,8 @@ variant = "flat"
   CHECK(c.verify == klmini::VerifyMode::sample);
   CHECK(c.sample_rows == 4);
   CHECK(c.variant == "flat");
+  CHECK(c.validate);
+  CHECK_FALSE(c.overwrite);
 }
 
 TEST_CASE("unknown keys are errors that name the key and the line") {
@@ -101,6 +104,9 @@ TEST_CASE("malformed values are errors that name the key and the line") {
   REQUIRE_THROWS_WITH(parse("repeats = 0"), ContainsSubstring("'repeats'"));
   REQUIRE_THROWS_WITH(parse("repeats = 1000000000"), ContainsSubstring("out of range"));
   REQUIRE_THROWS_WITH(parse("warmup = -1"), ContainsSubstring("'warmup'"));
+  REQUIRE_THROWS_WITH(parse("repeats = 20000"), ContainsSubstring("out of range"));
+  REQUIRE_THROWS_WITH(parse("overwrite = \"yes\""), ContainsSubstring("expected true or false"));
+  REQUIRE_THROWS_WITH(parse("validate = 1"), ContainsSubstring("'validate'"));
   REQUIRE_THROWS_WITH(parse("seed = -1"), ContainsSubstring("'seed'"));
   REQUIRE_THROWS_WITH(parse("tokens = [1, 2]"), ContainsSubstring("got an array"));
   REQUIRE_THROWS_WITH(parse("\n\nvocab = 2\ntokens = 1 2\n"), ContainsSubstring("test.toml:4") &&
@@ -150,5 +156,5 @@ TEST_CASE("describe() lists the resolved deck") {
   bool has_sample_rows = false;
   for (const auto& [k, v] : d) has_sample_rows |= k == "sample_rows";
   CHECK(has_sample_rows);
-  CHECK(klmini::deck_keys().size() == 16);
+  CHECK(klmini::deck_keys().size() == 18);
 }

@@ -274,7 +274,7 @@ TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference
     const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
     const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
-    const auto ref = klmini::reference_rows(lp.data(), t.data(), c.tokens, c.vocab, false);
+    const auto ref = klmini::reference_rows(lp.data, t.data, c.tokens, c.vocab, false);
     const klmini::Result<Space> r("r");
     using Op = KlTermOp<false>;
     const std::vector<std::pair<std::string, std::function<void()>>> shapes = {
@@ -325,4 +325,27 @@ TEST_CASE("the loss on seed-like inputs is within 1e-6 of fp64") {
   const klmini::Record r = klmini::run(c);
   CHECK(r.results.front().verification.passed);
   CHECK(r.results.front().verification.relative_error < 1e-6);
+}
+
+TEST_CASE("validation accepts generated rows and names the rows that are not distributions") {
+  for (const bool log_target : {false, true}) {
+    klmini::Config c = small_config(6, 50);
+    c.log_target = log_target;
+    const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
+    CHECK_NOTHROW(klmini::validate_inputs(p, 0, klmini::Comm::world()));
+    auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.t);
+    t(4, 7) = log_target ? t(4, 7) + 1.0f : t(4, 7) + 0.5f;  // row 4 no longer normalized
+    Kokkos::deep_copy(p.t, t);
+    REQUIRE_THROWS_WITH(klmini::validate_inputs(p, 100, klmini::Comm::world()),
+                        Catch::Matchers::ContainsSubstring("1 row(s)") && Catch::Matchers::ContainsSubstring("row 104"));
+  }
+  klmini::Config c = small_config(3, 8);
+  const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
+  auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.t);
+  t(1, 0) = -t(1, 0);
+  t(2, 3) = NAN;
+  Kokkos::deep_copy(p.t, t);
+  REQUIRE_THROWS_WITH(klmini::validate_inputs(p, 0, klmini::Comm::world()),
+                      Catch::Matchers::ContainsSubstring("row 1: a negative target") &&
+                          Catch::Matchers::ContainsSubstring("row 2: 1 NaN entries"));
 }

@@ -1,0 +1,70 @@
+#include "limits.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "errors.hpp"
+
+namespace klmini {
+
+MemoryNeed estimate_memory(const Config& c, std::int64_t rows, bool host_memory) {
+  const double matrix = double(rows) * double(c.vocab) * sizeof(float);
+  MemoryNeed need;
+  need.space_bytes = 2.0 * matrix;                              // lp and t
+  if (c.reduction == Reduction::none) need.space_bytes += matrix;  // the term matrix
+  if (c.log_target && (c.variant == "all" || c.variant == "kokkos_kernels"))
+    need.space_bytes += matrix;                                 // kokkos_kernels' exp(t)
+  if (!host_memory) {
+    if (c.verify == VerifyMode::full) need.host_bytes += 2.0 * matrix;  // the reference's copies
+    if (c.reduction == Reduction::none && (c.verify == VerifyMode::full || !c.output.empty()))
+      need.host_bytes += matrix;                                // the matrix, checked or written
+    if (c.input == InputKind::npy) need.host_bytes += 2.0 * matrix;  // staging of the files
+  }
+  return need;
+}
+
+std::int64_t host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  std::int64_t kib = 0;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return -1;
+}
+
+namespace {
+std::string gib(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / 1073741824.0);
+  return buf;
+}
+}  // namespace
+
+void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name,
+                  std::int64_t space_available, std::int64_t host_available, const Config& c) {
+  const std::string shape = "tokens x vocab = " + std::to_string(c.tokens) + " x " + std::to_string(c.vocab);
+  if (host_memory) {
+    const double total = need.space_bytes + need.host_bytes;
+    if (host_available >= 0 && total > double(host_available))
+      throw DoesNotFit(shape + " needs " + gib(total) + " of host memory (" + space_name + "), but " +
+                       gib(double(host_available)) + " are available; use fewer tokens or more ranks");
+    return;
+  }
+  if (space_available >= 0 && need.space_bytes > double(space_available))
+    throw DoesNotFit(shape + " needs " + gib(need.space_bytes) + " in " + space_name + " memory, but " +
+                     gib(double(space_available)) + " are free; use fewer tokens or more ranks");
+  if (host_available >= 0 && need.host_bytes > double(host_available))
+    throw DoesNotFit(shape + " needs " + gib(need.host_bytes) + " of host memory for verification and I/O, but " +
+                     gib(double(host_available)) + " are available; try verify = \"sample\"");
+}
+
+void check_output(const Config& c) {
+  if (c.output.empty() || c.overwrite) return;
+  std::error_code ec;
+  if (std::filesystem::exists(c.output, ec))
+    throw DeckError(c.source, "output", "'" + c.output + "' exists; set overwrite = true to replace it");
+}
+
+}  // namespace klmini

@@ -1,0 +1,64 @@
+// Estimating a run's memory before allocating, and refusing runs that cannot fit or would
+// overwrite a file.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "errors.hpp"
+#include "limits.hpp"
+
+using Catch::Matchers::ContainsSubstring;
+
+TEST_CASE("the memory estimate counts every array a run allocates") {
+  klmini::Config c;
+  c.tokens = 1000;
+  c.vocab = 250;  // 1 MB per fp32 matrix
+  const double m = 1000.0 * 250 * 4;
+  auto host = klmini::estimate_memory(c, 1000, true);
+  CHECK(host.space_bytes == 2 * m);
+  CHECK(host.host_bytes == 0.0);  // a host run verifies in place
+  auto device = klmini::estimate_memory(c, 1000, false);
+  CHECK(device.space_bytes == 2 * m);
+  CHECK(device.host_bytes == 2 * m);  // the full reference's copies
+  c.reduction = klmini::Reduction::none;
+  c.variant = "fused";
+  CHECK(klmini::estimate_memory(c, 1000, false).space_bytes == 3 * m);
+  CHECK(klmini::estimate_memory(c, 1000, false).host_bytes == 3 * m);
+  c.reduction = klmini::Reduction::batchmean;
+  c.log_target = true;
+  c.variant = "all";
+  CHECK(klmini::estimate_memory(c, 1000, true).space_bytes == 3 * m);  // kokkos_kernels' exp(t)
+  CHECK(klmini::estimate_memory(c, 500, true).space_bytes == 1.5 * m);  // this rank's rows only
+}
+
+TEST_CASE("a run that does not fit is refused with the shape and the sizes") {
+  klmini::Config c;
+  c.tokens = 1 << 20;
+  c.vocab = 1 << 12;
+  const auto need = klmini::estimate_memory(c, c.tokens, false);
+  REQUIRE_THROWS_AS(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c), klmini::DoesNotFit);
+  REQUIRE_THROWS_WITH(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c),
+                      ContainsSubstring("1048576 x 4096 needs 32.00 GiB in Cuda memory, but 1.00 GiB are free"));
+  REQUIRE_THROWS_WITH(klmini::check_memory(need, true, "Host", -1, 1 << 30, c),
+                      ContainsSubstring("of host memory"));
+  CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", -1, -1, c));  // unknown: not checked
+  CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", std::int64_t(64) << 30, std::int64_t(64) << 30, c));
+  CHECK(klmini::host_available_bytes() > 0);
+}
+
+TEST_CASE("an existing output is not overwritten unless the deck says so") {
+  const auto path = std::filesystem::temp_directory_path() / ("klmini_limits_" + std::to_string(::getpid()) + ".npy");
+  klmini::Config c;
+  c.reduction = klmini::Reduction::none;
+  c.output = path.string();
+  CHECK_NOTHROW(klmini::check_output(c));
+  std::ofstream(path) << "x";
+  REQUIRE_THROWS_WITH(klmini::check_output(c), ContainsSubstring("exists; set overwrite = true"));
+  c.overwrite = true;
+  CHECK_NOTHROW(klmini::check_output(c));
+  std::filesystem::remove(path);
+}
