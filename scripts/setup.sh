@@ -4,23 +4,30 @@
 #   2. finds a Kokkos (Kokkos_ROOT or CMAKE_PREFIX_PATH), or builds Kokkos 3.4.01 (OpenMP +
 #      Serial) and Kokkos Kernels 3.4.01 into .deps/kokkos from Debian's Trilinos 13.2 source;
 #   3. fetches Kokkos 5.2's headers from Debian sid for the compile-only check (.deps/kokkos5);
-#   4. configures and builds klmini with the chosen preset (default: host -> build/host).
-# Usage: scripts/setup.sh [--preset host|debug] [--jobs N]
+#   4. with --tests, builds the libFuzzer targets (clang -> build/fuzz);
+#   5. configures and builds klmini with the chosen presets (default: host -> build/host; with
+#      --tests also the sanitizer build: debug preset, Kokkos with bounds checks, ASan + UBSan).
+# Usage: scripts/setup.sh [--tests] [--preset host|debug ...] [--jobs N]
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps="$root/.deps"
-preset=host
+presets=()
+fuzz=0
 jobs=$(nproc)
 while (($#)); do
   case "$1" in
-    --preset) preset=${2:?--preset needs a value}; shift 2 ;;
+    --preset) presets+=("${2:?--preset needs a value}"); shift 2 ;;
+    --tests) presets+=(host debug); fuzz=1; shift ;;
     --jobs) jobs=${2:?--jobs needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-case "$preset" in host|debug) ;; *) echo "setup.sh: --preset must be host or debug (cuda: see README)" >&2; exit 2 ;; esac
+((${#presets[@]})) || presets=(host)
+for preset in "${presets[@]}"; do
+  case "$preset" in host|debug) ;; *) echo "setup.sh: --preset must be host or debug (cuda: see README)" >&2; exit 2 ;; esac
+done
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
@@ -28,7 +35,7 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 # ---- 1. packages ----------------------------------------------------------------------------
 packages=(g++ cmake ninja-build git pkg-config dpkg-dev xz-utils ca-certificates
           libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
-          libopenmpi-dev openmpi-bin python3 python3-matplotlib shellcheck)
+          libopenmpi-dev openmpi-bin python3 python3-matplotlib shellcheck clang libclang-rt-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -95,20 +102,28 @@ build_kokkos() {  # $1 = install prefix, $2 = extra Kokkos CMake flags
   rm -rf "$deps/build"
 }
 
-kokkos_args=()
+user_kokkos=""
 if user_kokkos=$(find_user_kokkos); then
   say "using the Kokkos at $user_kokkos (skipping the Kokkos build)"
-  kokkos_args=(-DKokkos_ROOT="$user_kokkos")
-else
+fi
+kokkos_prefix() {  # the Kokkos a preset builds against when the user gave none
+  case "$1" in
+    host) echo "$deps/kokkos" ;;
+    debug) echo "$deps/kokkos-debug" ;;
+  esac
+}
+for preset in "${presets[@]}"; do
+  [[ -z "$user_kokkos" ]] || break
+  prefix=$(kokkos_prefix "$preset")
   case "$preset" in
-    host) prefix="$deps/kokkos"; extra="" ;;
-    debug) prefix="$deps/kokkos-debug"; extra="-DCMAKE_BUILD_TYPE=Debug -DKokkos_ENABLE_DEBUG=ON -DKokkos_ENABLE_DEBUG_BOUNDS_CHECK=ON" ;;
+    host) extra="" ;;
+    debug) extra="-DCMAKE_BUILD_TYPE=Debug -DKokkos_ENABLE_DEBUG=ON -DKokkos_ENABLE_DEBUG_BOUNDS_CHECK=ON" ;;
   esac
   if [[ ! -f "$prefix/.complete" ]]; then
     build_kokkos "$prefix" "$extra"
     touch "$prefix/.complete"
   fi
-fi
+done
 
 # ---- 3. Kokkos 5.2 headers for the compile-only check ----------------------------------------
 if [[ ! -f "$deps/kokkos5/.complete" ]]; then
@@ -131,8 +146,19 @@ if [[ ! -f "$deps/kokkos5/.complete" ]]; then
   fi
 fi
 
-# ---- 4. klmini ------------------------------------------------------------------------------
-say "configuring and building klmini (preset $preset)"
-(cd "$root" && cmake --preset "$preset" "${kokkos_args[@]}" >/dev/null)
-cmake --build "$root/build/$preset" -j "$jobs"
-say "done: $root/build/$preset/bin/klmini"
+# ---- 4. fuzz targets (before klmini, whose tests look for them) ---------------------------
+if ((fuzz)); then
+  say "building the libFuzzer targets (clang) into build/fuzz"
+  CXX=clang++ cmake -S "$root/fuzz" -B "$root/build/fuzz" -G Ninja >/dev/null
+  cmake --build "$root/build/fuzz" -j "$jobs"
+fi
+
+# ---- 5. klmini ------------------------------------------------------------------------------
+for preset in "${presets[@]}"; do
+  say "configuring and building klmini (preset $preset)"
+  args=()
+  [[ -z "$user_kokkos" ]] || args=(-DKokkos_ROOT="$user_kokkos")
+  (cd "$root" && cmake --preset "$preset" "${args[@]}" >/dev/null)
+  cmake --build "$root/build/$preset" -j "$jobs"
+  say "done: $root/build/$preset/bin/klmini"
+done

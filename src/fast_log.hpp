@@ -23,11 +23,13 @@ KOKKOS_INLINE_FUNCTION float vector_logf(float x) {
   const bool subnormal = x < kMinNormal;
   const float x_scaled = x * 8388608.0f;  // 2^23; computed unconditionally, then selected
   const float scaled = subnormal ? x_scaled : x;
-  std::int32_t bits;
+  // Bit arithmetic in unsigned (wrapping) integers: negative and zero arguments (whose results
+  // are selected away below) would overflow signed ones.
+  std::uint32_t bits;
   std::memcpy(&bits, &scaled, sizeof bits);
   // Exponent relative to sqrt(1/2) (0x3f3504f3), so that the mantissa lands in [sqrt(1/2), sqrt(2)).
-  const std::int32_t e = (bits - 0x3f3504f3) >> 23;
-  const std::int32_t m_bits = bits - (e << 23);
+  const std::int32_t e = static_cast<std::int32_t>(bits - 0x3f3504f3u) >> 23;
+  const std::uint32_t m_bits = bits - (static_cast<std::uint32_t>(e) << 23);
   float m;
   std::memcpy(&m, &m_bits, sizeof m);
   // log1p(f) = f - f^2/2 + f^3 P(f), P a degree-7 least-squares fit (relative error of the

@@ -1,5 +1,6 @@
 #include "npy.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstring>
@@ -131,39 +132,30 @@ NpyHeader parse_npy_header_dict(const std::string& path, const std::string& dict
   return DictParser(path, dict).parse();
 }
 
-NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataFileError(path, "cannot open .npy file");
-  std::error_code ec;
-  const auto file_size = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
-  if (ec) throw DataFileError(path, "cannot determine file size: " + ec.message());
-
-  char prefix[10];
-  if (!in.read(prefix, 8) || std::memcmp(prefix, kMagic, kMagicLen) != 0)
+NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_t size, std::int64_t file_size,
+                          std::int64_t rows, std::int64_t cols) {
+  if (size < 8 || std::memcmp(bytes, kMagic, kMagicLen) != 0)
     throw DataFileError(path, "not a .npy file (bad magic; expected \\x93NUMPY)");
-  const int major = static_cast<unsigned char>(prefix[6]);
-  const int minor = static_cast<unsigned char>(prefix[7]);
+  const int major = static_cast<unsigned char>(bytes[6]);
+  const int minor = static_cast<unsigned char>(bytes[7]);
+  const auto byte = [&](std::size_t i) { return std::int64_t(static_cast<unsigned char>(bytes[i])); };
   std::int64_t header_len = 0, prefix_len = 0;
   if (major == 1 && minor == 0) {
-    unsigned char b[2];
-    if (!in.read(reinterpret_cast<char*>(b), 2)) throw DataFileError(path, "truncated .npy header");
-    header_len = b[0] | (b[1] << 8);
     prefix_len = 10;
+    if (size < 10) throw DataFileError(path, "truncated .npy header");
+    header_len = byte(8) | (byte(9) << 8);
   } else if ((major == 2 || major == 3) && minor == 0) {
-    unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4)) throw DataFileError(path, "truncated .npy header");
-    header_len = std::int64_t(b[0]) | (std::int64_t(b[1]) << 8) | (std::int64_t(b[2]) << 16) |
-                 (std::int64_t(b[3]) << 24);
     prefix_len = 12;
+    if (size < 12) throw DataFileError(path, "truncated .npy header");
+    header_len = byte(8) | (byte(9) << 8) | (byte(10) << 16) | (byte(11) << 24);
   } else {
     throw DataFileError(path, "unsupported .npy format version " + std::to_string(major) + "." +
                                   std::to_string(minor) + " (1.0, 2.0 and 3.0 are read)");
   }
-  if (prefix_len + header_len > file_size)
+  if (prefix_len + header_len > file_size || prefix_len + header_len > std::int64_t(size))
     throw DataFileError(path, "truncated .npy header (header length " + std::to_string(header_len) +
                                   " runs past the end of the file)");
-  std::string dict(static_cast<std::size_t>(header_len), '\0');
-  if (!in.read(dict.data(), header_len)) throw DataFileError(path, "truncated .npy header");
+  std::string dict(bytes + prefix_len, static_cast<std::size_t>(header_len));
   if (dict.empty() || dict.back() != '\n')
     throw DataFileError(path, "malformed .npy header: it does not end in a newline");
   dict.pop_back();
@@ -188,6 +180,35 @@ NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64
                                   shape_text(h.shape) + " imply " + std::to_string(expected) +
                                   (file_size < expected ? " (truncated)" : " (trailing bytes)"));
   return h;
+}
+
+NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataFileError(path, "cannot open .npy file");
+  std::error_code ec;
+  const auto file_size = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
+  if (ec) throw DataFileError(path, "cannot determine file size: " + ec.message());
+  // The prefix says how long the header is; read that much (never more than the file holds).
+  std::string bytes(12, '\0');
+  in.read(bytes.data(), 12);
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  if (bytes.size() >= 10) {
+    const bool v1 = bytes.size() >= 8 && bytes[6] == 1;
+    const std::size_t prefix = v1 ? 10 : 12;
+    if (bytes.size() >= prefix) {
+      std::int64_t header_len = 0;
+      for (std::size_t i = prefix; i-- > 8;) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[i]);
+      const std::int64_t want = std::min<std::int64_t>(std::int64_t(prefix) + header_len, file_size);
+      bytes.resize(prefix);
+      in.clear();
+      in.seekg(std::streamoff(prefix));
+      std::string header(static_cast<std::size_t>(std::max<std::int64_t>(0, want - std::int64_t(prefix))), '\0');
+      in.read(header.data(), std::streamsize(header.size()));
+      header.resize(static_cast<std::size_t>(in.gcount()));
+      bytes += header;
+    }
+  }
+  return check_npy_bytes(path, bytes.data(), bytes.size(), file_size, rows, cols);
 }
 
 void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin,

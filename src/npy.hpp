@@ -20,6 +20,11 @@ struct NpyHeader {
 // whose file length matches. Throws DataFileError otherwise.
 NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols);
 
+// The same checks on bytes already in memory: `bytes` holds (at least) the start of a file of
+// `file_size` bytes. `path` only names the file in messages. (The fuzzer's entry point.)
+NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_t size, std::int64_t file_size,
+                          std::int64_t rows, std::int64_t cols);
+
 // Read rows [row_begin, row_begin + row_count) of a checked file into `dest`
 // (row_count x cols floats).
 void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin,
