@@ -65,6 +65,29 @@ struct alignas(16) Chunk4 {
   float v[4];
 };
 
+// The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
+// (those before `end`). All loads first, then the math, so that the loads are independent and
+// overlap in flight. Four fp32 terms are summed in fp32 before the fp64 accumulation: their
+// rounding is of the same order as one term's and stays inside the verification bound.
+template <int Unroll, class Op>
+KOKKOS_INLINE_FUNCTION double sum_chunks(const Chunk4* lp, const Chunk4* t, std::int64_t first, std::int64_t stride,
+                                         std::int64_t end) {
+  Chunk4 a[Unroll], b[Unroll];
+  for (int u = 0; u < Unroll; ++u)
+    if (first + u * stride < end) {
+      a[u] = lp[first + u * stride];
+      b[u] = t[first + u * stride];
+    }
+  double sum = 0.0;
+  for (int u = 0; u < Unroll; ++u)
+    if (first + u * stride < end) {
+      float part = 0.0f;
+      for (int k = 0; k < 4; ++k) part += Op::apply(b[u].v[k], a[u].v[k]);
+      sum += double(part);
+    }
+  return sum;
+}
+
 // Item i reads the chunks i + u * stride (u < Unroll): with stride = the item count, the arrays
 // are cut into Unroll contiguous parts and neighbouring items read neighbouring chunks of each,
 // so every load instruction of a warp is one coalesced 512-byte access; with stride = 1 an
@@ -78,24 +101,7 @@ struct FlatChunks {
   std::int64_t spacing; // distance between neighbouring items' first chunks (Unroll or 1)
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
-    const std::int64_t first = item * spacing;
-    Chunk4 a[Unroll], b[Unroll];
-    // All loads first, then the math: the loads are independent and overlap in flight.
-    for (int u = 0; u < Unroll; ++u)
-      if (first + u * stride < chunks) {
-        a[u] = lp[first + u * stride];
-        b[u] = t[first + u * stride];
-      }
-    double local = 0.0;
-    for (int u = 0; u < Unroll; ++u)
-      if (first + u * stride < chunks) {
-        // Four fp32 terms summed in fp32 before the fp64 accumulation: their rounding is of
-        // the same order as one term's and stays inside the verification bound.
-        float part = 0.0f;
-        for (int k = 0; k < 4; ++k) part += Op::apply(b[u].v[k], a[u].v[k]);
-        local += double(part);
-      }
-    acc += local;
+    acc += sum_chunks<Unroll, Op>(lp, t, item * spacing, stride, chunks);
   }
 };
 
@@ -115,19 +121,7 @@ struct RowTeams {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, groups),
         [&](const std::int64_t g, double& part) {
-          Chunk4 a[Unroll], b[Unroll];
-          const std::int64_t first = g * Unroll;
-          for (int u = 0; u < Unroll; ++u)
-            if (first + u < chunks_per_row) {
-              a[u] = lp[base + first + u];
-              b[u] = t[base + first + u];
-            }
-          for (int u = 0; u < Unroll; ++u)
-            if (first + u < chunks_per_row) {
-              float s = 0.0f;
-              for (int k = 0; k < 4; ++k) s += Op::apply(b[u].v[k], a[u].v[k]);
-              part += double(s);
-            }
+          part += sum_chunks<Unroll, Op>(lp, t, base + g * Unroll, 1, base + chunks_per_row);
         },
         row);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += row; });
@@ -149,20 +143,7 @@ struct GridStride {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
     double local = 0.0;
-    for (; c < chunks; c += Unroll * width) {
-      Chunk4 a[Unroll], b[Unroll];
-      for (int u = 0; u < Unroll; ++u)
-        if (c + u * width < chunks) {
-          a[u] = lp[c + u * width];
-          b[u] = t[c + u * width];
-        }
-      for (int u = 0; u < Unroll; ++u)
-        if (c + u * width < chunks) {
-          float part = 0.0f;
-          for (int k = 0; k < 4; ++k) part += Op::apply(b[u].v[k], a[u].v[k]);
-          local += double(part);
-        }
-    }
+    for (; c < chunks; c += Unroll * width) local += sum_chunks<Unroll, Op>(lp, t, c, width, chunks);
     acc += local;
   }
 };
