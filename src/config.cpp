@@ -121,6 +121,12 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
       {"output", [](Config& c, const toml::node& n, const Where& w) {
          c.output = get_path(n, w, "output");
        }},
+      {"gradient", [](Config& c, const toml::node& n, const Where& w) {
+         c.gradient = get_bool(n, w, "gradient");
+       }},
+      {"grad_output", [](Config& c, const toml::node& n, const Where& w) {
+         c.grad_output = get_path(n, w, "grad_output");
+       }},
       {"overwrite", [](Config& c, const toml::node& n, const Where& w) {
          c.overwrite = get_bool(n, w, "overwrite");
        }},
@@ -195,6 +201,10 @@ void check_consistency(const Config& c) {
   }
   if (!c.output.empty() && c.reduction != Reduction::none)
     throw DeckError(w, "output", "is only written when reduction = \"none\"");
+  if (!c.grad_output.empty() && !c.gradient)
+    throw DeckError(w, "grad_output", "is only written when gradient = true");
+  if (!c.grad_output.empty() && c.grad_output == c.output)
+    throw DeckError(w, "grad_output", "is the same file as output");
   if (c.reduction == Reduction::none && c.variant != "fused" && c.variant != "all")
     throw DeckError(w, "variant",
                     "reduction = \"none\" writes the term matrix with the 'terms' kernel; "
@@ -301,6 +311,8 @@ std::vector<std::pair<std::string, std::string>> describe(const Config& c) {
     d.emplace_back("overwrite", c.overwrite ? "true" : "false");
   }
   d.emplace_back("validate", c.validate ? "true" : "false");
+  d.emplace_back("gradient", c.gradient ? "true" : "false");
+  if (!c.grad_output.empty()) d.emplace_back("grad_output", q(c.grad_output));
   d.emplace_back("dtype", q(c.dtype));
   d.emplace_back("seed", std::to_string(c.seed));
   d.emplace_back("warmup", std::to_string(c.warmup));

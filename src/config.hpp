@@ -22,6 +22,8 @@ struct Config {
   std::string log_probs;  // .npy paths, resolved against the deck's folder
   std::string targets;
   std::string output;  // .npy path for the `none` reduction's term matrix (optional)
+  bool gradient = false;   // also compute d(loss)/d(lp), in the same pass as the loss
+  std::string grad_output;  // .npy path for the gradient (tokens x vocab fp32, optional)
   bool overwrite = false;  // replace an existing output file
   bool validate = false;   // check that the inputs are (log-)probability rows before the run
   std::string dtype = "fp32";

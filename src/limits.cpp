@@ -14,6 +14,7 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, bool host_memory)
   MemoryNeed need;
   need.space_bytes = 2.0 * matrix;                              // lp and t
   if (c.reduction == Reduction::none) need.space_bytes += matrix;  // the term matrix
+  if (c.gradient) need.space_bytes += matrix;                  // d(loss)/d(lp)
   if (c.log_target && (c.variant == "all" || c.variant == "kokkos_kernels"))
     need.space_bytes += matrix;                                 // kokkos_kernels' exp(t)
   if (!host_memory) {
@@ -21,6 +22,8 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, bool host_memory)
     if (c.reduction == Reduction::none && (c.verify == VerifyMode::full || !c.output.empty()))
       need.host_bytes += matrix;                                // the matrix, checked or written
     if (c.input == InputKind::npy) need.host_bytes += 2.0 * matrix;  // staging of the files
+    if (c.gradient && (c.verify == VerifyMode::full || !c.grad_output.empty()))
+      need.host_bytes += matrix;                                // the gradient, checked or written
   }
   return need;
 }
@@ -61,10 +64,13 @@ void check_memory(const MemoryNeed& need, bool host_memory, const std::string& s
 }
 
 void check_output(const Config& c) {
-  if (c.output.empty() || c.overwrite) return;
-  std::error_code ec;
-  if (std::filesystem::exists(c.output, ec))
-    throw DeckError(c.source, "output", "'" + c.output + "' exists; set overwrite = true to replace it");
+  if (c.overwrite) return;
+  for (const auto& [key, path] : {std::pair<const char*, const std::string&>{"output", c.output},
+                                  std::pair<const char*, const std::string&>{"grad_output", c.grad_output}}) {
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::exists(path, ec))
+      throw DeckError(c.source, key, "'" + path + "' exists; set overwrite = true to replace it");
+  }
 }
 
 }  // namespace klmini

@@ -6,6 +6,14 @@
 #include <cstdint>
 #include <type_traits>
 
+// Lets the host compiler vectorize a loop's fp64 sum into `local` (reassociating it), without
+// fast-math.
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define KLMINI_SIMD_SUM_LOCAL _Pragma("omp simd reduction(+ : local)")
+#else
+#define KLMINI_SIMD_SUM_LOCAL
+#endif
+
 namespace klmini {
 
 template <class Space>

@@ -46,6 +46,7 @@ struct Record {
   std::vector<VariantResult> results;
   double loss = 0.0;               // the product variant's (first in results)
   std::string output_written;      // path of the `none` matrix, if written
+  std::string grad_written;        // path of the gradient, if written
   bool verification_failed() const;
   double worst_relative_error() const;
 };

@@ -148,6 +148,8 @@ void print_results(const Record& r, std::ostream& os) {
   }
   if (!r.output_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
                                     << " term matrix to " << r.output_written << "\n";
+  if (!r.grad_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
+                                  << " gradient d(loss)/d(lp) to " << r.grad_written << "\n";
   const VariantResult* p = product(r);
   if (r.config.reduction == Reduction::none)
     os << "(reduction none: the loss below is the sum of the term matrix)\n";
@@ -221,6 +223,7 @@ void write_json(const Record& r, const std::string& path) {
         {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
         {"relative_error", finite_or_null(r.worst_relative_error())}}},
       {"output", r.output_written.empty() ? nlohmann::json() : nlohmann::json(r.output_written)},
+      {"grad_output", r.grad_written.empty() ? nlohmann::json() : nlohmann::json(r.grad_written)},
       {"setup_s", r.setup_s},
       {"reference_s", r.reference_s},
       {"provenance",

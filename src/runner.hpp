@@ -28,6 +28,7 @@
 #include "validate.hpp"
 #include "variants/ceiling.hpp"
 #include "variants/registry.hpp"
+#include "variants/gradient.hpp"
 #include "variants/terms.hpp"
 #include "verify.hpp"
 
@@ -228,6 +229,7 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
     for (auto v : kVariantNames)
       if (variants::compiled_in(std::string(v))) names.emplace_back(v);
   } else names = {c.variant};
+  if (c.gradient) names.emplace_back(kGradientVariant);
 
   // Reference rows of this rank (local indices): all of them, or those of a seeded global sample.
   std::vector<std::int64_t> ref_rows;
@@ -249,9 +251,11 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
   const double scale = reduction_scale(c.reduction, c.tokens, c.vocab);
   const bool sampled = c.verify == VerifyMode::sample && c.sample_rows < c.tokens;
 
-  typename Problem<Space>::Matrix out;
+  typename Problem<Space>::Matrix out, grad;
   if (c.reduction == Reduction::none)
     out = allocate_matrix<typename Problem<Space>::Matrix>("klmini::terms", mine.count, c.vocab);
+  if (c.gradient) grad = allocate_matrix<typename Problem<Space>::Matrix>("klmini::grad", mine.count, c.vocab);
+  const float g = static_cast<float>(scale);
 
   for (const std::string& name : names) {
     VariantResult v;
@@ -262,13 +266,19 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
       kernel = [&](const Result<Space>& r) { variants::terms(p, out, r); };
       v.bytes = 3.0 * double(c.elements()) * sizeof(float);
       variant_local_bytes = 1.5 * local_bytes;
+    } else if (name == kGradientVariant) {
+      kernel = [&](const Result<Space>& r) { variants::loss_and_gradient(p, grad, g, r); };
+      v.bytes = 3.0 * double(c.elements()) * sizeof(float);  // two arrays read, one written
+      variant_local_bytes = 1.5 * local_bytes;
     } else {
       if (!variants::compiled_in(name))
         throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");
       kernel = [&](const Result<Space>& r) { variants::run_variant(name, p, r); };
       v.bytes = rec.input_bytes;
     }
-    if (name == kTermsVariant) Kokkos::deep_copy(out, -7.77e33f);  // poison: an unwritten element fails verification
+    // Poison: an element a kernel does not write fails verification.
+    if (name == kTermsVariant) Kokkos::deep_copy(out, -7.77e33f);
+    if (name == kGradientVariant) Kokkos::deep_copy(grad, -7.77e33f);
     std::vector<double> local_times;
     v.time = time_kernel<Space>(kernel, c.warmup, c.repeats, values, comm, &local_times);
     v.sum = values.back();
@@ -306,11 +316,26 @@ Record run_problem(const Config& c, const std::function<void(const Record&)>& an
         m.expected = check.expected;
         check = m;
       }
+      if (name == kGradientVariant) {  // every gradient element of the reference rows
+        const HostRows grad_rows = rows_on_host(grad, ref_rows);
+        Verification m = verify_gradient(grad_rows.data, t_ref.data, static_cast<std::int64_t>(ref_rows.size()),
+                                         c.vocab, c.log_target, double(g));
+        const bool grad_ok = comm.all(m.passed);
+        check.passed = check.passed && grad_ok;
+        check.detail = (grad_ok ? m.detail : "gradient elements outside their bound on some rank (" + m.detail + ")") +
+                       "; loss: " + check.detail;
+      }
       v.verification = check;
     }
     rec.results.push_back(v);
   }
   rec.loss = rec.results.front().loss;
+
+  if (c.gradient && !c.grad_output.empty()) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), grad);
+    write_npy_f32_collective(c.grad_output, c.tokens, c.vocab, mine.begin, mine.count, host.data(), comm);
+    rec.grad_written = c.grad_output;
+  }
 
   if (c.reduction == Reduction::none && !c.output.empty()) {
     auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);

@@ -32,6 +32,13 @@ KOKKOS_INLINE_FUNCTION Real kl_term(Real t, Real lp, bool log_target) {
   return kl_term_with(KernelLog{}, t, lp, log_target);
 }
 
+// d(loss)/d(lp) of one element for an upstream factor g (1/tokens for batchmean, 1 for sum and
+// none, 1/(tokens*vocab) for mean): -t g, or -exp(t) g for log-probability targets.
+template <class Real>
+KOKKOS_INLINE_FUNCTION Real kl_grad(Real t, Real g, bool log_target) {
+  return -(log_target ? math::exp(t) : t) * g;
+}
+
 // The magnitude that bounds the error of one term computed in fp32, in units of the
 // verification's per-term tolerance (verify.hpp): |xlogy(t,t)| + |t*lp| for the roundings, plus
 // |t| for the device log's absolute error (2^-21.41 < 8 * 2^-24 per unit of t), or

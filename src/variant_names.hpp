@@ -15,6 +15,8 @@ inline constexpr std::array<std::string_view, 3> kVariantNames = {"fused", "flat
                                                                   "kokkos_kernels"};
 // The `none` reduction writes the term matrix with this kernel instead.
 inline constexpr std::string_view kTermsVariant = "terms";
+// gradient = true adds the loss-and-gradient kernel (variants/gradient.hpp).
+inline constexpr std::string_view kGradientVariant = "fused_grad";
 
 inline bool is_known_variant(std::string_view name) {
   for (auto v : kVariantNames)

@@ -132,4 +132,37 @@ Verification verify_terms(const float* out, const float* lp, const float* t, std
   return v;
 }
 
+Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab,
+                             bool log_target, double g) {
+  Verification v;
+  v.rows_checked = rows;
+  v.tolerance = kTermTolerance;
+  std::int64_t bad = 0, first_bad = -1;
+  double worst = 0.0;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) {
+    const double ref = kl_grad(double(t[i]), g, log_target);
+    const double got = grad[i];
+    bool ok;
+    if (std::isnan(ref) || std::isnan(got)) ok = std::isnan(ref) && std::isnan(got);
+    else if (std::isinf(ref) || std::isinf(got)) ok = ref == got;
+    else {
+      const double bound = kTermTolerance * std::fabs(ref) + std::numeric_limits<float>::denorm_min();
+      ok = std::fabs(got - ref) <= bound;
+      worst = std::max(worst, std::fabs(got - ref) / bound);
+    }
+    if (!ok && bad++ == 0) first_bad = i;
+  }
+  v.passed = bad == 0;
+  v.relative_error = worst * kTermTolerance;
+  if (v.passed) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "gradient: every element within its bound (worst %.2f of it)", worst);
+    v.detail = buf;
+  } else {
+    v.detail = std::to_string(bad) + " gradient element(s) outside their bound; first at checked row " +
+               std::to_string(first_bad / vocab) + ", column " + std::to_string(first_bad % vocab);
+  }
+  return v;
+}
+
 }  // namespace klmini

@@ -56,4 +56,9 @@ Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, s
 Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,
                           std::int64_t vocab, bool log_target);
 
+// The gradient: every element of the given rows against kl_grad in fp64 with the same g;
+// each within kTermTolerance of its own magnitude. `grad`, `t` hold rows.size() rows.
+Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab,
+                             bool log_target, double g);
+
 }  // namespace klmini

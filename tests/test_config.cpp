@@ -124,6 +124,10 @@ TEST_CASE("keys that depend on each other are checked together") {
   REQUIRE_THROWS_WITH(parse("tokens = 1099511627776\nvocab = 1099511627776"), ContainsSubstring("overflows"));
   REQUIRE_THROWS_WITH(parse("path = \"\""), ContainsSubstring("unknown key"));
   REQUIRE_THROWS_WITH(parse("reduction = \"none\"\noutput = \"\""), ContainsSubstring("path is empty"));
+  REQUIRE_THROWS_WITH(parse("grad_output = \"g.npy\""), ContainsSubstring("only written when gradient = true"));
+  REQUIRE_THROWS_WITH(parse("gradient = true\nreduction = \"none\"\noutput = \"a.npy\"\ngrad_output = \"a.npy\""),
+                      ContainsSubstring("same file as output"));
+  CHECK(parse("gradient = true\ngrad_output = \"g.npy\"").grad_output == "/decks/g.npy");
 }
 
 TEST_CASE("overrides (--set) change any key, typed as TOML or as a bare string") {
@@ -156,5 +160,5 @@ TEST_CASE("describe() lists the resolved deck") {
   bool has_sample_rows = false;
   for (const auto& [k, v] : d) has_sample_rows |= k == "sample_rows";
   CHECK(has_sample_rows);
-  CHECK(klmini::deck_keys().size() == 18);
+  CHECK(klmini::deck_keys().size() == 20);
 }

@@ -349,3 +349,39 @@ TEST_CASE("validation accepts generated rows and names the rows that are not dis
                       Catch::Matchers::ContainsSubstring("row 1: a negative target") &&
                           Catch::Matchers::ContainsSubstring("row 2: 1 NaN entries"));
 }
+
+TEST_CASE("gradient = true: d(loss)/d(lp) for every reduction and both target forms, in the loss's pass") {
+  for (const auto red : {klmini::Reduction::batchmean, klmini::Reduction::sum, klmini::Reduction::mean,
+                         klmini::Reduction::none}) {
+    for (const bool log_target : {false, true}) {
+      klmini::Config c = small_config(7, 133);
+      c.reduction = red;
+      c.log_target = log_target;
+      c.variant = "fused";
+      c.gradient = true;
+      c.grad_output = (std::filesystem::temp_directory_path() /
+                       ("klmini_grad_" KLMINI_TEST_BACKEND + std::to_string(::getpid()) + ".npy")).string();
+      c.overwrite = true;
+      INFO(klmini::to_string(red) << (log_target ? " log_target" : ""));
+      const klmini::Record r = klmini::run(c);
+      REQUIRE(r.results.size() == 2);
+      const auto& v = r.results.back();
+      CHECK(v.variant == "fused_grad");
+      INFO(v.verification.detail);
+      CHECK(v.verification.passed);
+      CHECK(v.loss == Catch::Approx(r.results.front().loss).epsilon(1e-6));  // the same loss as fused
+      CHECK(r.grad_written == c.grad_output);
+      // The file holds -t * g (or -exp(t) * g) for the generated t.
+      const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
+      auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.t);
+      std::vector<float> grad(7 * 133);
+      klmini::read_npy_f32_rows(c.grad_output, klmini::inspect_npy_f32(c.grad_output, 7, 133), 0, 7, grad.data());
+      const double g = klmini::reduction_scale(red, 7, 133);
+      for (int k : {0, 1, 500, 7 * 133 - 1}) {
+        const double tk = t.data()[k];
+        CHECK(grad[k] == Catch::Approx(-(log_target ? std::exp(tk) : tk) * g).epsilon(1e-6));
+      }
+      std::filesystem::remove(c.grad_output);
+    }
+  }
+}

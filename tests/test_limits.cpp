@@ -33,6 +33,8 @@ TEST_CASE("the memory estimate counts every array a run allocates") {
   c.variant = "all";
   CHECK(klmini::estimate_memory(c, 1000, true).space_bytes == 3 * m);  // kokkos_kernels' exp(t)
   CHECK(klmini::estimate_memory(c, 500, true).space_bytes == 1.5 * m);  // this rank's rows only
+  c.gradient = true;
+  CHECK(klmini::estimate_memory(c, 1000, true).space_bytes == 4 * m);  // + the gradient
 }
 
 TEST_CASE("a run that does not fit is refused with the shape and the sizes") {

@@ -35,14 +35,6 @@ struct ReadOp {
   KOKKOS_INLINE_FUNCTION static float apply(float t, float lp) { return t + lp; }
 };
 
-// Lets the host compiler vectorize a loop's fp64 sum into `local` (reassociating it), without
-// fast-math.
-#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
-#define KLMINI_SIMD_SUM_LOCAL _Pragma("omp simd reduction(+ : local)")
-#else
-#define KLMINI_SIMD_SUM_LOCAL
-#endif
-
 template <class Matrix, class Op>
 struct RowSegments {
   Matrix lp, t;

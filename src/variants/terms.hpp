@@ -16,10 +16,14 @@ struct WriteTerms {
     const std::int64_t row = item / segments_per_row;
     const std::int64_t begin = (item % segments_per_row) * width;
     const std::int64_t end = begin + width < vocab ? begin + width : vocab;
+    const float* lp_row = &lp(row, 0);
+    const float* t_row = &t(row, 0);
+    float* out_row = &out(row, 0);
     double local = 0.0;
+    KLMINI_SIMD_SUM_LOCAL
     for (std::int64_t j = begin; j < end; ++j) {
-      const float term = kl_term(t(row, j), lp(row, j), LogTarget);
-      out(row, j) = term;
+      const float term = kl_term(t_row[j], lp_row[j], LogTarget);
+      out_row[j] = term;
       local += double(term);
     }
     acc += local;

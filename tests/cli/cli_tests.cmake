@@ -41,6 +41,8 @@ klmini_cli_test(backend_not_compiled 2 "backend 'cuda' is not compiled into this
 klmini_cli_test(npy_missing 2 "missing_lp.npy: cannot open" ${_data}/npy_missing.toml)
 klmini_cli_test(npy_shape 2 "lp_2x3.npy: shape \\(2, 3\\) does not match the deck's \\(tokens, vocab\\) = \\(3, 2\\)" ${_data}/npy_shape.toml)
 klmini_cli_test(npy_ok 0 "loss: 0.1732867.*Verification: PASSED" ${_data}/npy_rows_ab.toml)
+klmini_cli_test(gradient 0 "fused_grad .* ok .*gradient d\\(loss\\)/d\\(lp\\) to grad.npy.*Verification: PASSED"
+                ${_in}/ci.toml --set variant=fused --set gradient=true --set grad_output=grad.npy --set overwrite=true)
 klmini_cli_test(validate_ok 0 "Verification: PASSED" ${_data}/npy_rows_ab.toml --set validate=true)
 klmini_cli_test(validate_bad 2 "validation failed: 1 row.*row 1: targets sum to 1.2" ${_data}/validate_bad.toml)
 klmini_cli_test(validate_generated 0 "Verification: PASSED" ${_in}/ci.toml --set validate=true --set log_target=true)

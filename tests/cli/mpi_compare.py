@@ -1,5 +1,5 @@
 """The loss of one deck on 2 and 3 ranks equals the 1-rank loss to 1e-12 relative, each JSON
-records its rank count, and (for the `none` reduction) the matrices written are byte-identical.
+records its rank count, and the matrices written (the `none` terms, the gradient) are byte-identical.
     python3 mpi_compare.py DIR KIND"""
 import filecmp
 import json
@@ -19,10 +19,11 @@ for n, doc in docs.items():
     elif abs(loss - one) > 1e-12 * abs(one):
         failures.append(f"{kind} on {n} ranks: loss {loss!r} differs from 1 rank {one!r} by {abs(loss - one) / abs(one):.2e}")
     print(f"{kind} on {n} ranks: loss {loss!r}")
-if kind == "none":
+written = {"none": "terms", "grad": "grad"}.get(kind)
+if written:
     for n in (2, 3):
-        if not filecmp.cmp(f"{directory}/terms_n1.npy", f"{directory}/terms_n{n}.npy", shallow=False):
-            failures.append(f"the term matrix written by {n} ranks differs from the 1-rank one")
+        if not filecmp.cmp(f"{directory}/{written}_n1.npy", f"{directory}/{written}_n{n}.npy", shallow=False):
+            failures.append(f"the {written} matrix written by {n} ranks differs from the 1-rank one")
 for f in failures:
     print("FAIL:", f)
 sys.exit(1 if failures else 0)
