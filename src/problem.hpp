@@ -59,4 +59,27 @@ std::int64_t segment_width(std::int64_t vocab) {
   return is_host_space<Space>() ? vocab : (vocab < 4 ? vocab : 4);
 }
 
+// The work items of the row-wise kernels (fused on hosts and for unaligned data, terms,
+// fused_grad): item -> a row and its columns [begin, end), segment_width columns each.
+struct RowSegments {
+  std::int64_t vocab = 0, width = 1, per_row = 1;
+  KOKKOS_INLINE_FUNCTION std::int64_t row(std::int64_t item) const { return item / per_row; }
+  KOKKOS_INLINE_FUNCTION std::int64_t begin(std::int64_t item) const { return (item % per_row) * width; }
+  KOKKOS_INLINE_FUNCTION std::int64_t end(std::int64_t item) const {
+    return begin(item) + width < vocab ? begin(item) + width : vocab;
+  }
+};
+
+template <class Space>
+RowSegments row_segments(const Problem<Space>& p) {
+  const std::int64_t width = segment_width<Space>(p.vocab);
+  return {p.vocab, width, (p.vocab + width - 1) / width};
+}
+
+template <class Space>
+Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(const Problem<Space>& p,
+                                                                              const RowSegments& s) {
+  return {0, p.tokens * s.per_row};
+}
+
 }  // namespace klmini

@@ -11,15 +11,20 @@ namespace klmini {
 // while 0 * lp still turns lp = -inf or NaN into NaN, as PyTorch does; NaN and negative t
 // propagate through log(). That keeps the semantics intact under -ffast-math style flags
 // that fold isnan() to false.
+// xlogy(t, t) = t log t, and 0 for t == 0 (also when log(0) = -inf). The log is taken
+// unconditionally and the zero case selected afterwards: a branch-free body that host compilers
+// vectorize (they do not speculate a conditional log themselves). `Log` is the logarithm used.
+template <class Log, class Real>
+KOKKOS_INLINE_FUNCTION Real xlogy_self(Log log, Real t) {
+  const Real t_log_t = t * log(t);
+  return (t == Real(0)) ? Real(0) : t_log_t;
+}
+
 // `Log` is the logarithm used for xlogy; kl_term below uses the kernels' own (kernel_log).
 template <class Log, class Real>
 KOKKOS_INLINE_FUNCTION Real kl_term_with(Log log, Real t, Real lp, bool log_target) {
   if (log_target) return math::exp(t) * (t - lp);
-  // The log is taken unconditionally and the zero case selected afterwards: a branch-free
-  // body that host compilers vectorize (they do not speculate a conditional log themselves).
-  const Real t_log_t = t * log(t);
-  const Real entropy_part = (t == Real(0)) ? Real(0) : t_log_t;
-  return entropy_part - t * lp;
+  return xlogy_self(log, t) - t * lp;
 }
 
 struct KernelLog {

@@ -36,19 +36,17 @@ struct ReadOp {
 };
 
 template <class Matrix, class Op>
-struct RowSegments {
+struct SegmentSums {
   Matrix lp, t;
-  std::int64_t vocab, width, segments_per_row;
+  RowSegments seg;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
-    const std::int64_t row = item / segments_per_row;
-    const std::int64_t begin = (item % segments_per_row) * width;
-    const std::int64_t end = begin + width < vocab ? begin + width : vocab;
+    const std::int64_t row = seg.row(item), end = seg.end(item);
     const float* lp_row = &lp(row, 0);
     const float* t_row = &t(row, 0);
     double local = 0.0;
     KLMINI_SIMD_SUM_LOCAL
-    for (std::int64_t j = begin; j < end; ++j) local += double(Op::apply(t_row[j], lp_row[j]));
+    for (std::int64_t j = seg.begin(item); j < end; ++j) local += double(Op::apply(t_row[j], lp_row[j]));
     acc += local;
   }
 };
@@ -175,11 +173,9 @@ void run_grid_stride(const char* label, const Problem<Space>& p, const Result<Sp
 
 template <class Op, class Space>
 void run_row_segments(const char* label, const Problem<Space>& p, const Result<Space>& out) {
-  using Matrix = typename Problem<Space>::Matrix;
-  const std::int64_t width = segment_width<Space>(p.vocab);
-  const std::int64_t per_row = (p.vocab + width - 1) / width;
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, p.tokens * per_row),
-                          RowSegments<Matrix, Op>{p.lp, p.t, p.vocab, width, per_row}, out);
+  const RowSegments seg = row_segments(p);
+  Kokkos::parallel_reduce(label, row_segment_policy(p, seg), SegmentSums<typename Problem<Space>::Matrix, Op>{p.lp, p.t, seg},
+                          out);
 }
 
 template <class Space>

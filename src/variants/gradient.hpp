@@ -12,17 +12,15 @@ template <class Matrix, bool LogTarget>
 struct LossAndGradient {
   Matrix lp, t, grad;
   float g;  // the reduction's factor
-  std::int64_t vocab, width, segments_per_row;
+  RowSegments seg;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
-    const std::int64_t row = item / segments_per_row;
-    const std::int64_t begin = (item % segments_per_row) * width;
-    const std::int64_t end = begin + width < vocab ? begin + width : vocab;
+    const std::int64_t row = seg.row(item), end = seg.end(item);
     const float* lp_row = &lp(row, 0);
     const float* t_row = &t(row, 0);
     float* grad_row = &grad(row, 0);
     double local = 0.0;
     KLMINI_SIMD_SUM_LOCAL
-    for (std::int64_t j = begin; j < end; ++j) {
+    for (std::int64_t j = seg.begin(item); j < end; ++j) {
       const float tj = t_row[j];
       local += double(kl_term(tj, lp_row[j], LogTarget));
       grad_row[j] = kl_grad(tj, g, LogTarget);
@@ -35,15 +33,13 @@ template <class Space>
 void loss_and_gradient(const Problem<Space>& p, const typename Problem<Space>::Matrix& grad, float g,
                        const Result<Space>& sum) {
   using Matrix = typename Problem<Space>::Matrix;
-  const std::int64_t width = segment_width<Space>(p.vocab);
-  const std::int64_t per_row = (p.vocab + width - 1) / width;
-  const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.tokens * per_row);
+  const RowSegments seg = row_segments(p);
   if (p.log_target)
-    Kokkos::parallel_reduce("klmini::fused_grad", policy,
-                            LossAndGradient<Matrix, true>{p.lp, p.t, grad, g, p.vocab, width, per_row}, sum);
+    Kokkos::parallel_reduce("klmini::fused_grad", row_segment_policy(p, seg),
+                            LossAndGradient<Matrix, true>{p.lp, p.t, grad, g, seg}, sum);
   else
-    Kokkos::parallel_reduce("klmini::fused_grad", policy,
-                            LossAndGradient<Matrix, false>{p.lp, p.t, grad, g, p.vocab, width, per_row}, sum);
+    Kokkos::parallel_reduce("klmini::fused_grad", row_segment_policy(p, seg),
+                            LossAndGradient<Matrix, false>{p.lp, p.t, grad, g, seg}, sum);
 }
 
 }  // namespace klmini::variants
