@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 #include "semantics.hpp"
 
@@ -17,22 +18,51 @@ std::string format_line(const char* fmt, double a, double b) {
   return buf;
 }
 
+// The rule for values that are not finite, shared by scalars and elements: NaN matches only
+// NaN, an infinity only the same infinity. Empty when both are finite.
+std::optional<bool> non_finite_match(double got, double ref) {
+  if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got);
+  if (std::isinf(ref) || std::isinf(got)) return got == ref;
+  return std::nullopt;
+}
+
+// Element-by-element comparison of fp32 results with their fp64 references.
+struct ElementCheck {
+  std::int64_t bad = 0, first_bad = -1;
+  double worst_ratio = 0.0, diff_sq = 0.0, ref_sq = 0.0;
+
+  void add(std::int64_t i, double got, double ref, double bound) {
+    bool ok;
+    if (const auto special = non_finite_match(got, ref)) {
+      ok = *special;
+    } else {
+      const double d = std::fabs(got - ref);
+      ok = d <= bound;
+      worst_ratio = std::max(worst_ratio, d / bound);
+      diff_sq += d * d;
+      ref_sq += ref * ref;
+    }
+    if (!ok && bad++ == 0) first_bad = i;
+  }
+  std::string failure(const std::string& what, std::int64_t vocab) const {
+    return std::to_string(bad) + " " + what + "(s) outside their bound; first at checked row " +
+           std::to_string(first_bad / vocab) + ", column " + std::to_string(first_bad % vocab);
+  }
+};
+
 }  // namespace
 
 Verification compare_scalar(double got, double expected, double bound) {
   Verification v;
   v.expected = expected;
   v.tolerance = bound;
-  if (std::isnan(expected) || std::isnan(got)) {
-    v.passed = std::isnan(expected) && std::isnan(got);
+  if (const auto special = non_finite_match(got, expected)) {
+    v.passed = *special;
     v.relative_error = v.passed ? 0.0 : std::numeric_limits<double>::infinity();
-    v.detail = v.passed ? "NaN, as the reference" : (std::isnan(got) ? "NaN, reference is finite" : "reference is NaN");
-    return v;
-  }
-  if (std::isinf(expected) || std::isinf(got)) {
-    v.passed = got == expected;
-    v.relative_error = v.passed ? 0.0 : std::numeric_limits<double>::infinity();
-    v.detail = v.passed ? "infinite, as the reference" : "infinity does not match the reference";
+    if (std::isnan(expected) || std::isnan(got))
+      v.detail = v.passed ? "NaN, as the reference" : (std::isnan(got) ? "NaN, reference is finite" : "reference is NaN");
+    else
+      v.detail = v.passed ? "infinite, as the reference" : "infinity does not match the reference";
     return v;
   }
   const double diff = std::fabs(got - expected);
@@ -96,71 +126,41 @@ Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, s
 
 Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,
                           std::int64_t vocab, bool log_target) {
+  ElementCheck check;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) {
+    const double ti = t[i], lpi = lp[i];
+    check.add(i, out[i], kl_term(ti, lpi, log_target),
+              kTermTolerance * kl_term_magnitude(ti, lpi, log_target) + std::numeric_limits<float>::denorm_min());
+  }
   Verification v;
   v.rows_checked = rows;
-  double worst_ratio = 0.0, diff_sq = 0.0, ref_sq = 0.0;
-  std::int64_t bad = 0, first_bad = -1;
-  for (std::int64_t i = 0; i < rows * vocab; ++i) {
-    const double ref = kl_term(double(t[i]), double(lp[i]), log_target);
-    const double got = out[i];
-    bool ok;
-    if (std::isnan(ref) || std::isnan(got)) {
-      ok = std::isnan(ref) && std::isnan(got);
-    } else if (std::isinf(ref) || std::isinf(got)) {
-      ok = ref == got;
-    } else {
-      const double bound = kTermTolerance * kl_term_magnitude(double(t[i]), double(lp[i]), log_target) +
-                           std::numeric_limits<float>::denorm_min();
-      const double d = std::fabs(got - ref);
-      ok = d <= bound;
-      worst_ratio = std::max(worst_ratio, d / bound);
-      diff_sq += d * d;
-      ref_sq += ref * ref;
-    }
-    if (!ok && bad++ == 0) first_bad = i;
-  }
-  v.passed = bad == 0;
-  v.relative_error = ref_sq > 0.0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq);
+  v.passed = check.bad == 0;
+  v.relative_error = check.ref_sq > 0.0 ? std::sqrt(check.diff_sq / check.ref_sq) : std::sqrt(check.diff_sq);
   v.tolerance = kTermTolerance;
-  if (v.passed) {
-    v.detail = format_line("every element within its bound (worst %.2f of it; norm-wise %.3e)", worst_ratio,
-                           v.relative_error);
-  } else {
-    v.detail = std::to_string(bad) + " element(s) outside their bound; first at checked row " +
-               std::to_string(first_bad / vocab) + ", column " + std::to_string(first_bad % vocab);
-  }
+  v.detail = v.passed ? format_line("every element within its bound (worst %.2f of it; norm-wise %.3e)",
+                                    check.worst_ratio, v.relative_error)
+                      : check.failure("element", vocab);
   return v;
 }
 
 Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab,
                              bool log_target, double g) {
+  ElementCheck check;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) {
+    const double ref = kl_grad(double(t[i]), g, log_target);
+    check.add(i, grad[i], ref, kTermTolerance * std::fabs(ref) + std::numeric_limits<float>::denorm_min());
+  }
   Verification v;
   v.rows_checked = rows;
   v.tolerance = kTermTolerance;
-  std::int64_t bad = 0, first_bad = -1;
-  double worst = 0.0;
-  for (std::int64_t i = 0; i < rows * vocab; ++i) {
-    const double ref = kl_grad(double(t[i]), g, log_target);
-    const double got = grad[i];
-    bool ok;
-    if (std::isnan(ref) || std::isnan(got)) ok = std::isnan(ref) && std::isnan(got);
-    else if (std::isinf(ref) || std::isinf(got)) ok = ref == got;
-    else {
-      const double bound = kTermTolerance * std::fabs(ref) + std::numeric_limits<float>::denorm_min();
-      ok = std::fabs(got - ref) <= bound;
-      worst = std::max(worst, std::fabs(got - ref) / bound);
-    }
-    if (!ok && bad++ == 0) first_bad = i;
-  }
-  v.passed = bad == 0;
-  v.relative_error = worst * kTermTolerance;
+  v.passed = check.bad == 0;
+  v.relative_error = check.worst_ratio * kTermTolerance;
   if (v.passed) {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "gradient: every element within its bound (worst %.2f of it)", worst);
+    std::snprintf(buf, sizeof buf, "gradient: every element within its bound (worst %.2f of it)", check.worst_ratio);
     v.detail = buf;
   } else {
-    v.detail = std::to_string(bad) + " gradient element(s) outside their bound; first at checked row " +
-               std::to_string(first_bad / vocab) + ", column " + std::to_string(first_bad % vocab);
+    v.detail = check.failure("gradient element", vocab);
   }
   return v;
 }
