@@ -29,6 +29,32 @@ def read_rows(paths):
     return rows
 
 
+def save(fig, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def vocab_figure(by_variant, peers, column, draw, ylabel, title, ceiling=None):
+    """One plot against vocab: klmini's variants, the peers, and the ceiling when given."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    if ceiling:
+        cv = sorted(ceiling)
+        ax.plot(cv, [ceiling[v] for v in cv], "k-", lw=2, label="klmini read ceiling (measured)")
+    for prefix, fmt, alpha, series in (("klmini ", "o-", 1.0, by_variant), ("", "s--", 0.7, peers)):
+        for name, pts in sorted(series.items()):
+            pts.sort()
+            draw(ax)([p[0] for p in pts], [column(p) for p in pts], fmt, alpha=alpha, label=f"{prefix}{name}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("vocab")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    return fig, ax
+
+
 def vocab_plots(rows, peers, out, backend):
     by_variant = collections.defaultdict(list)
     ceiling = {}
@@ -39,47 +65,14 @@ def vocab_plots(rows, peers, out, backend):
     if len({v for pts in by_variant.values() for v, _, _ in pts}) < 2:
         return []
     tokens = rows[0]["tokens"]
-    written = []
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for name, pts in sorted(by_variant.items()):
-        pts.sort()
-        ax.loglog([p[0] for p in pts], [p[1] * 1e6 for p in pts], "o-", label=f"klmini {name}")
-    for name, pts in sorted(peers.items()):
-        pts.sort()
-        ax.loglog([p[0] for p in pts], [p[1] * 1e6 for p in pts], "s--", alpha=0.7, label=name)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("vocab")
-    ax.set_ylabel("median time (us)")
-    ax.set_title(f"KL-div loss, tokens {tokens}, {backend}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    path = os.path.join(out, f"vocab_time_{backend}.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    written.append(path)
-
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    cv = sorted(ceiling)
-    ax.plot(cv, [ceiling[v] for v in cv], "k-", lw=2, label="klmini read ceiling (measured)")
-    for name, pts in sorted(by_variant.items()):
-        pts.sort()
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], "o-", label=f"klmini {name}")
-    for name, pts in sorted(peers.items()):
-        pts.sort()
-        ax.plot([p[0] for p in pts], [p[2] for p in pts], "s--", alpha=0.7, label=name)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("vocab")
-    ax.set_ylabel("GB/s (2 x tokens x vocab x 4 B / time)")
+    fig, _ = vocab_figure(by_variant, peers, lambda p: p[1] * 1e6, lambda ax: ax.loglog, "median time (us)",
+                          f"KL-div loss, tokens {tokens}, {backend}")
+    written = [save(fig, os.path.join(out, f"vocab_time_{backend}.png"))]
+    fig, ax = vocab_figure(by_variant, peers, lambda p: p[2], lambda ax: ax.plot,
+                           "GB/s (2 x tokens x vocab x 4 B / time)", f"Achieved bandwidth, tokens {tokens}, {backend}",
+                           ceiling=ceiling)
     ax.set_ylim(bottom=0)
-    ax.set_title(f"Achieved bandwidth, tokens {tokens}, {backend}")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
-    path = os.path.join(out, f"vocab_bandwidth_{backend}.png")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    written.append(path)
+    written.append(save(fig, os.path.join(out, f"vocab_bandwidth_{backend}.png")))
     return written
 
 
@@ -143,11 +136,7 @@ def scaling_plot(rows, out, backend, key, label, filename):
     ax2.set_ylabel("aggregate GB/s")
     ax2.set_ylim(bottom=0)
     fig.suptitle(f"Strong scaling, {backend}, tokens {size[0]} x vocab {size[1]}")
-    fig.tight_layout()
-    path = os.path.join(out, filename)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return [path]
+    return [save(fig, os.path.join(out, filename))]
 
 
 def main():

@@ -12,8 +12,7 @@ execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpi_ver
 if(_mpi_version MATCHES "Open MPI|OpenRTE")
   list(APPEND _mpi_flags --oversubscribe)  # 3 ranks on a 2-core CI machine
 endif()
-# OpenMPI's allocations still held at exit read as leaks to LeakSanitizer (debug preset).
-set(_mpi_env "OMP_NUM_THREADS=1;OMP_PROC_BIND=false;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;ASAN_OPTIONS=detect_leaks=0")
+set(_mpi_env "OMP_NUM_THREADS=1;OMP_PROC_BIND=false;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 foreach(n 1 2 3)
   foreach(kind generate none npy grad)
     if(kind STREQUAL "grad")
