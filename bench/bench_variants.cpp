@@ -38,7 +38,9 @@ const klmini::Problem<Space>& problem_for(const Shape& shape) {
     klmini::Config c;
     c.tokens = shape.first;
     c.vocab = shape.second;
+    c.precision = klmini::Precision::exact;  // for the exact log's table; the variants run fast
     cached = std::make_unique<klmini::Problem<Space>>(klmini::make_problem<Space>(c, 0, c.tokens));
+    cached->exact = false;
     cached_shape = shape;
   }
   return *cached;
@@ -77,6 +79,18 @@ void register_variants(const std::string& backend, const std::vector<Shape>& sha
   }
 }
 
+// The fp64 term with the math library's accurate fp64 log (CUDA's log()): what precision =
+// "exact" would cost without klmini's table log.
+struct KlTermLibmFp64Op {
+  using value_type = double;
+  struct Log {
+    KOKKOS_INLINE_FUNCTION double operator()(double x) const { return klmini::math::log(x); }
+  };
+  KOKKOS_INLINE_FUNCTION double operator()(float t, float lp) const {
+    return klmini::kl_term_with(Log{}, double(t), double(lp), false);
+  }
+};
+
 // Launch shapes of the fused kernel on a device: flat 16-byte chunks, interleaved or
 // consecutive, several unroll depths; one team per row; and the same shapes as plain reads.
 template <class Space>
@@ -85,36 +99,43 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
   using Op = KlTermOp<false>;
   constexpr auto consecutive = ChunkOrder::consecutive;
   for (const Shape& s : shapes) {
-    add<Space>(backend, "chunks_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 1>("b", p, r); });
-    add<Space>(backend, "chunks_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 2>("b", p, r); });
-    add<Space>(backend, "chunks_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 4>("b", p, r); });
-    add<Space>(backend, "chunks_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<Op, 8>("b", p, r); });
+    add<Space>(backend, "chunks_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, Op{}); });
+    add<Space>(backend, "chunks_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, Op{}); });
+    add<Space>(backend, "chunks_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<4>("b", p, r, Op{}); });
+    add<Space>(backend, "chunks_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<8>("b", p, r, Op{}); });
     add<Space>(backend, "chunks_u4_consecutive", s,
-               [](const auto& p, const auto& r) { run_flat_chunks<Op, 4, consecutive>("b", p, r); });
+               [](const auto& p, const auto& r) { run_flat_chunks<4, consecutive>("b", p, r, Op{}); });
     add<Space>(backend, "chunks_u2_lb512x2", s, [](const auto& p, const auto& r) {
-      run_flat_chunks<Op, 2, ChunkOrder::interleaved, Kokkos::LaunchBounds<512, 2>>("b", p, r);
+      run_flat_chunks<2, ChunkOrder::interleaved, Kokkos::LaunchBounds<512, 2>>("b", p, r, Op{});
     });
     const int sms = static_cast<int>(Space().concurrency() / 2048);  // 2048 resident threads per SM
     for (const int per_sm : {2, 3, 4, 8}) {
       const int league = sms * per_sm;
       add<Space>(backend, "grid_u2_l" + std::to_string(league), s,
-                 [league](const auto& p, const auto& r) { run_grid_stride<Op, 2>("b", p, r, league, 256); });
+                 [league](const auto& p, const auto& r) { run_grid_stride<2>("b", p, r, Op{}, league, 256); });
       add<Space>(backend, "grid_u4_l" + std::to_string(league), s,
-                 [league](const auto& p, const auto& r) { run_grid_stride<Op, 4>("b", p, r, league, 256); });
+                 [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, Op{}, league, 256); });
       add<Space>(backend, "gridread_u4_l" + std::to_string(league), s,
-                 [league](const auto& p, const auto& r) { run_grid_stride<ReadOp, 4>("b", p, r, league, 256); });
+                 [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, ReadOp{}, league, 256); });
     }
     add<Space>(backend, "grid_u2_polylog", s, [](const auto& p, const auto& r) {
-      run_grid_stride<KlTermPolyLogOp<false>, 2>("b", p, r, device_league<Space>(), kDeviceTeam);
+      run_grid_stride<2>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
     });
     add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
-      run_grid_stride<KlTermPolyLogOp<false>, 4>("b", p, r, device_league<Space>(), kDeviceTeam);
+      run_grid_stride<4>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
     });
-    add<Space>(backend, "rowteam_u2_t128", s, [](const auto& p, const auto& r) { run_row_teams<Op, 2>("b", p, r, 128); });
-    add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 1>("b", p, r); });
-    add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 2>("b", p, r); });
-    add<Space>(backend, "read_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 4>("b", p, r); });
-    add<Space>(backend, "read_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<ReadOp, 8>("b", p, r); });
+    // The fp64 logarithms of precision = "exact": klmini's table log, and the math library's.
+    add<Space>(backend, "grid_u2_exact", s, [](const auto& p, const auto& r) {
+      run_grid_stride<2>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
+    });
+    add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
+      run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
+    });
+    add<Space>(backend, "rowteam_u2_t128", s, [](const auto& p, const auto& r) { run_row_teams<2>("b", p, r, Op{}, 128); });
+    add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, ReadOp{}); });
+    add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, ReadOp{}); });
+    add<Space>(backend, "read_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<4>("b", p, r, ReadOp{}); });
+    add<Space>(backend, "read_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<8>("b", p, r, ReadOp{}); });
   }
 }
 

@@ -47,8 +47,14 @@ std::string kokkos_backends() {
   return s;
 }
 
-Record run(const Config& config, const std::function<void(const Record&)>& announce) {
-  const std::string backend = resolve_backend(config.backend);
+Precision default_precision(const std::string& backend) {
+  return backend == "cuda" ? kCudaDefaultPrecision : Precision::fast;
+}
+
+Record run(const Config& deck, const std::function<void(const Record&)>& announce) {
+  const std::string backend = resolve_backend(deck.backend);
+  Config config = deck;
+  if (config.precision == Precision::backend_default) config.precision = default_precision(backend);
 #ifdef KOKKOS_ENABLE_CUDA
   if (backend == "cuda") return run_problem<Kokkos::Cuda>(config, announce, kokkos_version(), kokkos_backends());
 #endif

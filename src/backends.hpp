@@ -21,7 +21,12 @@ std::string resolve_backend(const std::string& requested);
 std::string kokkos_version();
 std::string kokkos_backends();
 
-// Runs the deck; `announce` sees the record's header fields before the timing starts.
+// The precision a deck without a `precision` key gets on each backend: "exact" where it costs
+// at most 2% of the time of "fast" (measured: docs/PERFORMANCE.md), "fast" elsewhere.
+inline constexpr Precision kCudaDefaultPrecision = Precision::fast;
+Precision default_precision(const std::string& backend);
+
+// Runs the deck (its precision resolved for the backend); `announce` sees the record's header fields before the timing starts.
 Record run(const Config& config, const std::function<void(const Record&)>& announce = {});
 
 }  // namespace klmini

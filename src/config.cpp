@@ -134,7 +134,10 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
          c.validate = get_bool(n, w, "validate");
        }},
       {"dtype", [](Config& c, const toml::node& n, const Where& w) {
-         c.dtype = get_choice<std::string>(n, w, "dtype", {{"fp32", "fp32"}});
+         c.dtype = get_choice<DType>(n, w, "dtype", {{"fp32", DType::fp32}, {"bf16", DType::bf16}, {"fp16", DType::fp16}});
+       }},
+      {"precision", [](Config& c, const toml::node& n, const Where& w) {
+         c.precision = get_choice<Precision>(n, w, "precision", {{"fast", Precision::fast}, {"exact", Precision::exact}});
        }},
       {"seed", [](Config& c, const toml::node& n, const Where& w) {
          c.seed = static_cast<std::uint64_t>(
@@ -205,6 +208,10 @@ void check_consistency(const Config& c) {
     throw DeckError(w, "grad_output", "is only written when gradient = true");
   if (!c.grad_output.empty() && c.grad_output == c.output)
     throw DeckError(w, "grad_output", "is the same file as output");
+  if (c.variant == "kokkos_kernels" && c.dtype != DType::fp32)
+    throw DeckError(w, "variant", "'kokkos_kernels' reads fp32 inputs only (dtype is \"" + std::string(to_string(c.dtype)) + "\")");
+  if (c.variant == "kokkos_kernels" && c.precision == Precision::exact)
+    throw DeckError(w, "variant", "'kokkos_kernels' composes fp32 library calls; it has no precision = \"exact\"");
   if (c.reduction == Reduction::none && c.variant != "fused" && c.variant != "all")
     throw DeckError(w, "variant",
                     "reduction = \"none\" writes the term matrix with the 'terms' kernel; "
@@ -222,6 +229,11 @@ const char* to_string(Reduction r) {
   }
   return "?";
 }
+const char* to_string(DType d) { return d == DType::bf16 ? "bf16" : d == DType::fp16 ? "fp16" : "fp32"; }
+const char* to_string(Precision p) {
+  return p == Precision::fast ? "fast" : p == Precision::exact ? "exact" : "backend default";
+}
+std::int64_t element_bytes(DType d) { return d == DType::fp32 ? 4 : 2; }
 const char* to_string(InputKind k) { return k == InputKind::npy ? "npy" : "generate"; }
 const char* to_string(VerifyMode m) {
   return m == VerifyMode::full ? "full" : m == VerifyMode::sample ? "sample" : "off";
@@ -313,7 +325,8 @@ std::vector<std::pair<std::string, std::string>> describe(const Config& c) {
   d.emplace_back("validate", c.validate ? "true" : "false");
   d.emplace_back("gradient", c.gradient ? "true" : "false");
   if (!c.grad_output.empty()) d.emplace_back("grad_output", q(c.grad_output));
-  d.emplace_back("dtype", q(c.dtype));
+  d.emplace_back("dtype", q(to_string(c.dtype)));
+  if (c.precision != Precision::backend_default) d.emplace_back("precision", q(to_string(c.precision)));
   d.emplace_back("seed", std::to_string(c.seed));
   d.emplace_back("warmup", std::to_string(c.warmup));
   d.emplace_back("repeats", std::to_string(c.repeats));

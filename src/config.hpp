@@ -11,6 +11,11 @@ namespace klmini {
 enum class Reduction { batchmean, sum, mean, none };
 enum class InputKind { generate, npy };
 enum class VerifyMode { full, sample, off };
+// Element type of the inputs (the outputs are fp32 always).
+enum class DType { fp32, bf16, fp16 };
+// How the terms are computed: fast = fp32 terms with the kernel log; exact = fp64 terms with an
+// fp64 log. backend_default = the backend's default (backends.hpp), resolved before the run.
+enum class Precision { backend_default, fast, exact };
 
 struct Config {
   std::int64_t tokens = 1024;
@@ -26,7 +31,8 @@ struct Config {
   std::string grad_output;  // .npy path for the gradient (tokens x vocab fp32, optional)
   bool overwrite = false;  // replace an existing output file
   bool validate = false;   // check that the inputs are (log-)probability rows before the run
-  std::string dtype = "fp32";
+  DType dtype = DType::fp32;
+  Precision precision = Precision::backend_default;
   std::uint64_t seed = 20261202;
   int warmup = 2;
   int repeats = 10;
@@ -41,6 +47,9 @@ struct Config {
 const char* to_string(Reduction r);
 const char* to_string(InputKind k);
 const char* to_string(VerifyMode m);
+const char* to_string(DType d);
+const char* to_string(Precision p);
+std::int64_t element_bytes(DType d);
 
 // The deck compiled into the binary (inputs/default.toml).
 const char* embedded_default_deck();

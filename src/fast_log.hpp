@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <limits>
 
 #ifndef KOKKOS_INLINE_FUNCTION
 #define KOKKOS_INLINE_FUNCTION inline
@@ -48,8 +47,11 @@ KOKKOS_INLINE_FUNCTION float vector_logf(float x) {
   const float ef = float(e) - (subnormal ? 23.0f : 0.0f);
   const float result = ef * kLn2Hi + (log_m + ef * kLn2Lo);
   // Special values, as selects so that the loop stays vectorizable.
-  const float inf = std::numeric_limits<float>::infinity();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // From their bits: std::numeric_limits is host-only code for nvcc.
+  const std::uint32_t inf_bits = 0x7f800000u, nan_bits = 0x7fc00000u;
+  float inf, nan;
+  std::memcpy(&inf, &inf_bits, sizeof inf);
+  std::memcpy(&nan, &nan_bits, sizeof nan);
   float r = x == 0.0f ? -inf : result;
   r = x < 0.0f ? nan : r;
   r = x == inf ? inf : r;

@@ -1,5 +1,6 @@
 // Seeded inputs like the seed benchmark's: lp = log_softmax(randn), t = softmax(randn)
-// (or log_softmax(randn) when targets are log-probabilities). Every value is a pure function
+// (or log_softmax(randn) when targets are log-probabilities), computed in fp64 and rounded to
+// the matrix's element type on the execution space. Every value is a pure function
 // of (seed, stream, global row, column), so a deck gives the same data on every backend and
 // for every split of the rows across ranks.
 #pragma once
@@ -8,6 +9,7 @@
 
 #include <cstdint>
 
+#include "dtype.hpp"
 #include "kokkos_math.hpp"
 
 namespace klmini {
@@ -64,7 +66,7 @@ void generate_softmax_rows(const Matrix& out, std::int64_t row_offset, std::int6
         const double log_norm = max_z + math::log(sum_exp);
         for (std::int64_t j = 0; j < vocab; ++j) {
           const double log_p = rng::normal(seed, s, base + j) - log_norm;
-          out(r, j) = static_cast<float>(as_log ? log_p : math::exp(log_p));
+          out(r, j) = from_double<typename Matrix::non_const_value_type>(as_log ? log_p : math::exp(log_p));
         }
       });
 }

@@ -10,18 +10,21 @@
 namespace klmini {
 
 MemoryNeed estimate_memory(const Config& c, std::int64_t rows, bool host_memory) {
-  const double matrix = double(rows) * double(c.vocab) * sizeof(float);
+  const double matrix = double(rows) * double(c.vocab) * sizeof(float);  // an fp32 matrix
+  const double input = double(rows) * double(c.vocab) * double(element_bytes(c.dtype));
   MemoryNeed need;
-  need.space_bytes = 2.0 * matrix;                              // lp and t
+  need.space_bytes = 2.0 * input;                               // lp and t
   if (c.reduction == Reduction::none) need.space_bytes += matrix;  // the term matrix
   if (c.gradient) need.space_bytes += matrix;                  // d(loss)/d(lp)
   if (c.log_target && (c.variant == "all" || c.variant == "kokkos_kernels"))
     need.space_bytes += matrix;                                 // kokkos_kernels' exp(t)
+  // The reference reads fp32 copies of the inputs (none on hosts for fp32: it reads them in place).
+  if (c.verify == VerifyMode::full && (!host_memory || c.dtype != DType::fp32)) need.host_bytes += 2.0 * matrix;
   if (!host_memory) {
-    if (c.verify == VerifyMode::full) need.host_bytes += 2.0 * matrix;  // the reference's copies
+    if (c.verify == VerifyMode::full && c.dtype != DType::fp32) need.host_bytes += input;  // staged for conversion
     if (c.reduction == Reduction::none && (c.verify == VerifyMode::full || !c.output.empty()))
       need.host_bytes += matrix;                                // the matrix, checked or written
-    if (c.input == InputKind::npy) need.host_bytes += 2.0 * matrix;  // staging of the files
+    if (c.input == InputKind::npy) need.host_bytes += 2.0 * input;  // staging of the files
     if (c.gradient && (c.verify == VerifyMode::full || !c.grad_output.empty()))
       need.host_bytes += matrix;                                // the gradient, checked or written
   }

@@ -132,8 +132,10 @@ NpyHeader parse_npy_header_dict(const std::string& path, const std::string& dict
   return DictParser(path, dict).parse();
 }
 
+std::int64_t npy_item_bytes(const std::string& descr) { return descr == "<f4" ? 4 : 2; }
+
 NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_t size, std::int64_t file_size,
-                          std::int64_t rows, std::int64_t cols) {
+                          std::int64_t rows, std::int64_t cols, const std::string& descr) {
   if (size < 8 || std::memcmp(bytes, kMagic, kMagicLen) != 0)
     throw DataFileError(path, "not a .npy file (bad magic; expected \\x93NUMPY)");
   const int major = static_cast<unsigned char>(bytes[6]);
@@ -162,19 +164,22 @@ NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_
   NpyHeader h = parse_npy_header_dict(path, dict);
   h.data_offset = prefix_len + header_len;
 
-  if (h.descr != "<f4") {
+  if (h.descr != descr) {
+    const bool known = h.descr == "<f4" || h.descr == "<f2" || h.descr == "<u2";
     std::string hint;
-    if (h.descr == ">f4") hint = " (big-endian fp32; convert with arr.astype('<f4'))";
+    if (known) hint = " (set the deck's dtype to \"" + std::string(h.descr == "<f4" ? "fp32" : h.descr == "<f2" ? "fp16" : "bf16") +
+                      "\" to read this file" + (h.descr == "<u2" ? " as raw bf16 bits" : "") + ")";
+    else if (h.descr == ">f4" || h.descr == ">f2" || h.descr == ">u2") hint = " (big-endian; convert with arr.astype(arr.dtype.newbyteorder('<')))";
     else if (h.descr == "<f8") hint = " (fp64; convert with arr.astype(np.float32))";
-    else if (h.descr == "<f2") hint = " (fp16 is not supported yet)";
-    throw DataFileError(path, "dtype '" + h.descr + "' is not supported; klmini reads little-endian fp32 '<f4'" + hint);
+    const char* wanted = descr == "<f4" ? "fp32 '<f4'" : descr == "<f2" ? "fp16 '<f2'" : "bf16 bits '<u2'";
+    throw DataFileError(path, "dtype '" + h.descr + "' is not what the deck's dtype reads (" + wanted + ")" + hint);
   }
   if (h.fortran_order)
     throw DataFileError(path, "array is in Fortran order; klmini reads C order (np.ascontiguousarray)");
   if (h.shape.size() != 2 || h.shape[0] != rows || h.shape[1] != cols)
     throw DataFileError(path, "shape " + shape_text(h.shape) + " does not match the deck's (tokens, vocab) = (" +
                                   std::to_string(rows) + ", " + std::to_string(cols) + ")");
-  const std::int64_t expected = h.data_offset + rows * cols * std::int64_t(sizeof(float));
+  const std::int64_t expected = h.data_offset + rows * cols * npy_item_bytes(descr);
   if (file_size != expected)
     throw DataFileError(path, "file is " + std::to_string(file_size) + " bytes but header and shape " +
                                   shape_text(h.shape) + " imply " + std::to_string(expected) +
@@ -182,7 +187,7 @@ NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_
   return h;
 }
 
-NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols) {
+NpyHeader inspect_npy(const std::string& path, std::int64_t rows, std::int64_t cols, const std::string& descr) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataFileError(path, "cannot open .npy file");
   std::error_code ec;
@@ -208,20 +213,20 @@ NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64
       bytes += header;
     }
   }
-  return check_npy_bytes(path, bytes.data(), bytes.size(), file_size, rows, cols);
+  return check_npy_bytes(path, bytes.data(), bytes.size(), file_size, rows, cols, descr);
 }
 
-void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin,
-                       std::int64_t row_count, float* dest) {
+void read_npy_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin, std::int64_t row_count,
+                   void* dest) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataFileError(path, "cannot open .npy file");
   const std::int64_t cols = header.shape.at(1);
-  in.seekg(header.data_offset + row_begin * cols * std::int64_t(sizeof(float)));
-  const std::int64_t bytes = row_count * cols * std::int64_t(sizeof(float));
+  const std::int64_t item = npy_item_bytes(header.descr);
+  in.seekg(header.data_offset + row_begin * cols * item);
+  const std::int64_t bytes = row_count * cols * item;
   if (!in.read(reinterpret_cast<char*>(dest), bytes))
     throw DataFileError(path, "read failed after " + std::to_string(in.gcount()) + " of " +
                                   std::to_string(bytes) + " bytes");
-  static_assert(sizeof(float) == 4, "fp32 is 4 bytes");
 }
 
 namespace {

@@ -1,4 +1,5 @@
-// Reading and writing NumPy .npy files of little-endian fp32 matrices in C order.
+// Reading NumPy .npy files of little-endian fp32, fp16 ('<f2') or raw bf16 bits ('<u2') matrices
+// in C order, and writing fp32 ones.
 // Every way a file can be wrong (magic, version, header, dtype, order, shape, length) is a
 // DataFileError naming the file and the fault.
 #pragma once
@@ -16,19 +17,22 @@ struct NpyHeader {
   std::int64_t data_offset = 0;     // bytes before the first element
 };
 
-// Parse and check the header of `path`: a C-order '<f4' matrix of exactly rows x cols
-// whose file length matches. Throws DataFileError otherwise.
-NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols);
+// Parse and check the header of `path`: a C-order matrix of dtype `descr` ("<f4", "<f2" or
+// "<u2") of exactly rows x cols whose file length matches. Throws DataFileError otherwise.
+NpyHeader inspect_npy(const std::string& path, std::int64_t rows, std::int64_t cols, const std::string& descr);
+inline NpyHeader inspect_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols) {
+  return inspect_npy(path, rows, cols, "<f4");
+}
 
 // The same checks on bytes already in memory: `bytes` holds (at least) the start of a file of
 // `file_size` bytes. `path` only names the file in messages. (The fuzzer's entry point.)
 NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_t size, std::int64_t file_size,
-                          std::int64_t rows, std::int64_t cols);
+                          std::int64_t rows, std::int64_t cols, const std::string& descr = "<f4");
 
-// Read rows [row_begin, row_begin + row_count) of a checked file into `dest`
-// (row_count x cols floats).
-void read_npy_f32_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin,
-                       std::int64_t row_count, float* dest);
+// Read rows [row_begin, row_begin + row_count) of a checked file into `dest` (row_count x cols
+// elements of the header's dtype, as stored).
+void read_npy_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin, std::int64_t row_count,
+                   void* dest);
 
 // Write a rows x cols fp32 matrix; the data goes to a temporary file that is renamed at the
 // end, so an interrupted run never leaves a truncated result under `path`.

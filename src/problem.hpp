@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "dtype.hpp"
+
 // Lets the host compiler vectorize a loop's fp64 sum into `local` (reassociating it), without
 // fast-math.
 #if defined(_OPENMP) && !defined(__CUDA_ARCH__)
@@ -16,17 +18,24 @@
 
 namespace klmini {
 
-template <class Space>
+// T is the input element type (float, bf16 or fp16: dtype.hpp).
+template <class Space, class T = float>
 struct Problem {
   using execution_space = Space;
   using memory_space = typename Space::memory_space;
-  using Matrix = Kokkos::View<float**, Kokkos::LayoutRight, memory_space>;
-  using ConstFlat = Kokkos::View<const float*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using element_type = T;
+  using Matrix = Kokkos::View<T**, Kokkos::LayoutRight, memory_space>;
+  using ConstFlat = Kokkos::View<const T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // Outputs (the `none` term matrix, the gradient) are fp32 whatever the inputs are.
+  using OutMatrix = Kokkos::View<float**, Kokkos::LayoutRight, memory_space>;
 
   Matrix lp, t;              // tokens x vocab, row-major, unpadded
   std::int64_t tokens = 0;   // rows held here
   std::int64_t vocab = 0;
   bool log_target = false;
+  // precision = "exact": terms in fp64 with math::exact_log, whose table lives here.
+  bool exact = false;
+  Kokkos::View<double*, memory_space> log_table;
 
   std::int64_t elements() const { return tokens * vocab; }
   // Both matrices as flat arrays (for the element-wise and library variants).
@@ -70,14 +79,14 @@ struct RowSegments {
   }
 };
 
-template <class Space>
-RowSegments row_segments(const Problem<Space>& p) {
+template <class Space, class T>
+RowSegments row_segments(const Problem<Space, T>& p) {
   const std::int64_t width = segment_width<Space>(p.vocab);
   return {p.vocab, width, (p.vocab + width - 1) / width};
 }
 
-template <class Space>
-Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(const Problem<Space>& p,
+template <class Space, class T>
+Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(const Problem<Space, T>& p,
                                                                               const RowSegments& s) {
   return {0, p.tokens * s.per_row};
 }

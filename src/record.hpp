@@ -22,7 +22,8 @@ struct VariantResult {
   TimingStats time;
   double bytes = 0.0;               // bytes that must cross memory once per run
   double GBps = 0.0;                // bytes / median time
-  double fraction_of_ceiling = 0.0;
+  double fraction_of_ceiling = 0.0;  // of the ceiling named below
+  std::string ceiling = "read";     // "read" (loss variants) or "copy" (kernels that write a matrix)
   double sum = 0.0;                 // unscaled fp64 sum of terms (this rank's)
   double loss = 0.0;                // scaled by the reduction
   bool reproducible = true;         // every timed repeat gave the bitwise same sum
@@ -43,6 +44,8 @@ struct Record {
   double reference_s = 0.0;        // fp64 host reference
   TimingStats ceiling;             // the read-bandwidth probe over the same bytes
   double ceiling_GBps = 0.0;
+  TimingStats copy_ceiling;        // read both, write one fp32 matrix (only when a kernel writes one)
+  double copy_ceiling_GBps = 0.0;
   std::vector<VariantResult> results;
   double loss = 0.0;               // the product variant's (first in results)
   std::string output_written;      // path of the `none` matrix, if written

@@ -51,6 +51,20 @@ Provenance provenance() {
   return p;
 }
 
+static const VariantResult* find_variant(const Record& r, const std::string& name) {
+  for (const auto& v : r.results)
+    if (v.variant == name) return &v;
+  return nullptr;
+}
+
+std::optional<double> one_pass_over_two_passes(const Record& r) {
+  const VariantResult* one = find_variant(r, "fused_grad");
+  const VariantResult* loss = find_variant(r, "fused");
+  const VariantResult* grad = find_variant(r, "grad_only");
+  if (!one || !loss || !grad) return std::nullopt;
+  return one->time.median_s / (loss->time.median_s + grad->time.median_s);
+}
+
 std::string format_loss(double loss) {
   if (std::isnan(loss)) return "nan";
   if (std::isinf(loss)) return loss > 0 ? "inf" : "-inf";
@@ -89,9 +103,11 @@ void print_summary(const Record& r, std::ostream& os) {
      << "Input\n"
      << "  deck            " << c.source << "\n"
      << "  tokens x vocab  " << c.tokens << " x " << c.vocab << " (" << c.elements() << " elements, "
-     << c.dtype << ")\n"
+     << to_string(c.dtype) << ")\n"
      << "  input bytes     " << human_bytes(r.input_bytes) << " (lp and t, read once per run)\n"
      << "  reduction       " << to_string(c.reduction) << (c.log_target ? ", log_target" : "") << "\n"
+     << "  precision       " << to_string(c.precision)
+     << (c.precision == Precision::exact ? " (terms and log in fp64)" : " (fp32 terms, fp64 sums)") << "\n"
      << "  input           " << to_string(c.input);
   if (c.input == InputKind::generate) os << " (seed " << c.seed << ")";
   else os << " (" << c.log_probs << ", " << c.targets << ")";
@@ -110,13 +126,16 @@ void print_summary(const Record& r, std::ostream& os) {
 void print_results(const Record& r, std::ostream& os) {
   char line[256];
   os << "Results (setup " << seconds(r.setup_s) << ", reference " << seconds(r.reference_s) << ")\n";
-  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %10s  %s\n", "variant", "median", "min", "max",
-                "GB/s", "ceiling", "verification");
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %13s  %s\n", "variant", "median", "min", "max",
+                "GB/s", "of ceiling", "verification");
   os << line;
-  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %9.1f%%  %s\n", "ceiling_read",
-                seconds(r.ceiling.median_s).c_str(), seconds(r.ceiling.min_s).c_str(),
-                seconds(r.ceiling.max_s).c_str(), r.ceiling_GBps, 100.0, "-");
-  os << line;
+  auto ceiling_row = [&](const char* name, const TimingStats& t, double GBps) {
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %13s  %s\n", name, seconds(t.median_s).c_str(),
+                  seconds(t.min_s).c_str(), seconds(t.max_s).c_str(), GBps, "-", "-");
+    os << line;
+  };
+  ceiling_row("ceiling_read", r.ceiling, r.ceiling_GBps);
+  if (r.copy_ceiling.median_s > 0.0) ceiling_row("ceiling_copy", r.copy_ceiling, r.copy_ceiling_GBps);
   for (const auto& v : r.results) {
     std::string check = "off";
     if (v.verification.mode != VerifyMode::off) {
@@ -126,14 +145,19 @@ void print_results(const Record& r, std::ostream& os) {
       check = buf;
     }
     if (!v.reproducible) check += " [not bitwise reproducible]";
-    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %9.1f%%  %s\n", v.variant.c_str(),
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %7.1f%% %-4s  %s\n", v.variant.c_str(),
                   seconds(v.time.median_s).c_str(), seconds(v.time.min_s).c_str(), seconds(v.time.max_s).c_str(),
-                  v.GBps, 100.0 * v.fraction_of_ceiling, check.c_str());
+                  v.GBps, 100.0 * v.fraction_of_ceiling, v.ceiling.c_str(), check.c_str());
     os << line;
   }
   for (const auto& v : r.results)
     if (v.verification.mode != VerifyMode::off)
       os << "  " << v.variant << ": " << v.verification.detail << "\n";
+  if (const auto ratio = one_pass_over_two_passes(r)) {
+    std::snprintf(line, sizeof line, "  fused_grad / (fused + grad_only) = %.3f (one pass against a loss pass plus a gradient pass)\n",
+                  *ratio);
+    os << line;
+  }
   if (r.ranks > 1 && !r.results.empty()) {
     const VariantResult& p0 = r.results.front();
     os << "  per-rank GB/s (" << p0.variant << ", each rank's bytes over its own median):";
@@ -204,6 +228,7 @@ void write_json(const Record& r, const std::string& path) {
                        {"bytes", v.bytes},
                        {"GBps", v.GBps},
                        {"fraction_of_ceiling", v.fraction_of_ceiling},
+                       {"ceiling", v.ceiling},
                        {"loss", finite_or_null(v.loss)},
                        {"bitwise_reproducible", v.reproducible},
                        {"rank_GBps", v.rank_GBps},
@@ -217,6 +242,11 @@ void write_json(const Record& r, const std::string& path) {
       {"ceiling_GBps", r.ceiling_GBps},
       {"ceiling", {{"median_s", r.ceiling.median_s}, {"min_s", r.ceiling.min_s}, {"max_s", r.ceiling.max_s},
                    {"bytes", r.input_bytes}}},
+      {"copy_ceiling", r.copy_ceiling.median_s > 0.0
+                           ? nlohmann::json{{"median_s", r.copy_ceiling.median_s}, {"min_s", r.copy_ceiling.min_s},
+                                            {"max_s", r.copy_ceiling.max_s}, {"GBps", r.copy_ceiling_GBps}}
+                           : nlohmann::json()},
+      {"one_pass_over_two_passes", one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
       {"results", results},
       {"verification",
        {{"mode", to_string(r.config.verify)},
@@ -246,8 +276,8 @@ void write_json(const Record& r, const std::string& path) {
 
 void append_csv(const Record& r, const std::string& path) {
   static const char* header =
-      "date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,ranks,tokens,vocab,dtype,reduction,"
-      "log_target,input,variant,median_s,min_s,max_s,bytes,GBps,ceiling_GBps,fraction_of_ceiling,loss,"
+      "date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,ranks,tokens,vocab,dtype,precision,"
+      "reduction,log_target,input,variant,median_s,min_s,max_s,bytes,GBps,ceiling,ceiling_GBps,fraction_of_ceiling,loss,"
       "verification,relative_error";
   std::error_code ec;
   const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
@@ -266,11 +296,12 @@ void append_csv(const Record& r, const std::string& path) {
   for (const auto& v : r.results) {
     const char* check = v.verification.mode == VerifyMode::off ? "off" : v.verification.passed ? "passed" : "failed";
     out << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << "," << r.kokkos_version << ","
-        << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << "," << c.vocab << "," << c.dtype << ","
+        << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << "," << c.vocab << "," << to_string(c.dtype) << ","
+        << to_string(c.precision) << ","
         << to_string(c.reduction) << "," << (c.log_target ? "true" : "false") << "," << to_string(c.input) << ","
         << v.variant << "," << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << ","
         << v.time.max_s << "," << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << ","
-        << r.ceiling_GBps << "," << v.fraction_of_ceiling << "," << format_loss(v.loss) << "," << check << ","
+        << v.ceiling << "," << (v.ceiling == "copy" ? r.copy_ceiling_GBps : r.ceiling_GBps) << "," << v.fraction_of_ceiling << "," << format_loss(v.loss) << "," << check << ","
         << std::setprecision(3) << v.verification.relative_error << "\n";
   }
   if (!out) throw DataFileError(path, "write failed");

@@ -1,6 +1,7 @@
 // Output of a Record: the human report, the JSON object, the CSV rows. Host-only.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -16,6 +17,8 @@ Provenance provenance();
 
 void print_summary(const Record& r, std::ostream& os);  // input summary, before the run
 void print_results(const Record& r, std::ostream& os);  // table, loss, FOM, verification
+// fused_grad's median over the sum of fused's and grad_only's (gradient = true), if all ran.
+std::optional<double> one_pass_over_two_passes(const Record& r);
 std::string format_loss(double loss);                   // 17 significant digits; nan, inf, -inf
 
 void write_json(const Record& r, const std::string& path);

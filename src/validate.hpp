@@ -21,8 +21,8 @@ inline constexpr double kRowTolerance = 1e-3;
 
 // Per row: [0] what the targets sum to (or their logsumexp), [1] the smallest target,
 // [2] logsumexp of lp, [3] how many entries are NaN.
-template <class Space>
-Kokkos::View<double* [4], typename Space::memory_space> row_statistics(const Problem<Space>& p) {
+template <class Space, class T>
+Kokkos::View<double* [4], typename Space::memory_space> row_statistics(const Problem<Space, T>& p) {
   Kokkos::View<double* [4], typename Space::memory_space> stats("klmini::validate", p.tokens);
   const auto lp = p.lp, t = p.t;
   const std::int64_t vocab = p.vocab;
@@ -32,7 +32,7 @@ Kokkos::View<double* [4], typename Space::memory_space> row_statistics(const Pro
       KOKKOS_LAMBDA(const std::int64_t r) {
         double t_max = -1.0e308, lp_max = -1.0e308, t_min = 1.0e308, nans = 0.0;
         for (std::int64_t j = 0; j < vocab; ++j) {
-          const double tj = t(r, j), lj = lp(r, j);
+          const double tj = to_float(t(r, j)), lj = to_float(lp(r, j));
           nans += (tj != tj) + (lj != lj);
           t_max = tj > t_max ? tj : t_max;
           t_min = tj < t_min ? tj : t_min;
@@ -40,9 +40,9 @@ Kokkos::View<double* [4], typename Space::memory_space> row_statistics(const Pro
         }
         double t_acc = 0.0, lp_acc = 0.0;
         for (std::int64_t j = 0; j < vocab; ++j) {
-          const double tj = t(r, j);
+          const double tj = to_float(t(r, j));
           t_acc += log_target ? math::exp(tj - t_max) : tj;
-          lp_acc += math::exp(double(lp(r, j)) - lp_max);
+          lp_acc += math::exp(double(to_float(lp(r, j))) - lp_max);
         }
         stats(r, 0) = log_target ? t_max + math::log(t_acc) : t_acc;
         stats(r, 1) = t_min;
@@ -53,8 +53,8 @@ Kokkos::View<double* [4], typename Space::memory_space> row_statistics(const Pro
 }
 
 // Throws InputError naming the first bad rows (global indices) when any rank has one.
-template <class Space>
-void validate_inputs(const Problem<Space>& p, std::int64_t row_offset, const Comm& comm) {
+template <class Space, class T>
+void validate_inputs(const Problem<Space, T>& p, std::int64_t row_offset, const Comm& comm) {
   const auto stats = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), row_statistics(p));
   std::string first;
   std::int64_t bad = 0;

@@ -17,6 +17,8 @@ inline constexpr std::array<std::string_view, 3> kVariantNames = {"fused", "flat
 inline constexpr std::string_view kTermsVariant = "terms";
 // gradient = true adds the loss-and-gradient kernel (variants/gradient.hpp).
 inline constexpr std::string_view kGradientVariant = "fused_grad";
+// ... and the gradient alone (the second pass of the two-pass alternative it is compared with).
+inline constexpr std::string_view kGradientOnlyVariant = "grad_only";
 
 inline bool is_known_variant(std::string_view name) {
   for (auto v : kVariantNames)

@@ -88,27 +88,28 @@ ReferenceSummary summarize(const std::vector<RowTotals>& rows) {
   return r;
 }
 
-Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale) {
+Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale, double tolerance) {
   Verification v = compare_scalar(got_sum * scale, ref.sum * scale,
-                                  kTermTolerance * ref.magnitude * std::fabs(scale) +
+                                  tolerance * ref.magnitude * std::fabs(scale) +
                                       std::numeric_limits<double>::denorm_min());
   v.mode = VerifyMode::full;
   v.rows_checked = static_cast<std::int64_t>(ref.rows);
   return v;
 }
 
-Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale) {
-  return verify_full(got_sum, summarize(rows), scale);
+Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale, double tolerance) {
+  return verify_full(got_sum, summarize(rows), scale, tolerance);
 }
 
-Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale) {
+Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale,
+                           double tolerance) {
   const double n = sample.rows;
   const double mean = sample.sum / n;
   const double var = n > 1.0 ? std::max(0.0, (sample.sum_of_squares - n * mean * mean) / (n - 1.0)) : 0.0;
   const double N = double(tokens);
   const double fpc = N > 1.0 ? std::sqrt(std::max(0.0, (N - n) / (N - 1.0))) : 0.0;
   const double std_error = N * std::sqrt(var / n) * fpc;
-  const double rounding = kTermTolerance * sample.magnitude / n * N;
+  const double rounding = tolerance * sample.magnitude / n * N;
   Verification v = compare_scalar(got_sum * scale, N * mean * scale,
                                   (kSampleSigmas * std_error + rounding) * std::fabs(scale) +
                                       std::numeric_limits<double>::denorm_min());
@@ -120,8 +121,8 @@ Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::
 }
 
 Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
-                           double scale) {
-  return verify_sample(got_sum, summarize(rows), tokens, scale);
+                           double scale, double tolerance) {
+  return verify_sample(got_sum, summarize(rows), tokens, scale, tolerance);
 }
 
 Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,

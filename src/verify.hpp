@@ -19,6 +19,12 @@ namespace klmini {
 
 inline constexpr double kFp32Roundoff = 1.0 / 16777216.0;  // 2^-24
 inline constexpr double kTermTolerance = 8.0 * kFp32Roundoff;
+// precision = "exact": terms in fp64 (exact_log within a few fp64 ulp, then fp64 products and
+// sums). 1024 fp64 roundoffs per unit of magnitude (~1.1e-13) leaves room for the summation
+// order, which differs between kernels and reference, and still catches any fp32 step.
+inline constexpr double kExactTermTolerance = 1024.0 / 9007199254740992.0;  // 2^10 * 2^-53
+// The per-term tolerance of a sum computed at the given precision (resolved, not backend_default).
+inline double sum_tolerance(Precision p) { return p == Precision::exact ? kExactTermTolerance : kTermTolerance; }
 // Sampled verification accepts the loss within this many standard errors of the estimate.
 inline constexpr double kSampleSigmas = 6.0;
 
@@ -42,14 +48,18 @@ struct ReferenceSummary {
 ReferenceSummary summarize(const std::vector<RowTotals>& rows);
 
 // Full: every row of the reference. `scale` is the reduction's.
-Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale);
-Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale);
+// `tolerance` is the per-term tolerance of the kernel's precision (sum_tolerance).
+Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale,
+                         double tolerance = kTermTolerance);
+Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale,
+                         double tolerance = kTermTolerance);
 
 // Sample: the loss estimated from rows drawn at random out of `tokens`; passes within
 // kSampleSigmas standard errors (with the finite-population correction) plus rounding.
-Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale);
+Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale,
+                           double tolerance = kTermTolerance);
 Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
-                           double scale);
+                           double scale, double tolerance = kTermTolerance);
 
 // The `none` matrix: every element of the given rows against its fp64 term, each within
 // kTermTolerance of its own magnitude. `out`, `lp`, `t` hold rows.size() rows of `vocab`.

@@ -1,4 +1,6 @@
 // Decks and --set overrides: every key, every way to get one wrong.
+#include <algorithm>
+
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -100,7 +102,12 @@ TEST_CASE("malformed values are errors that name the key and the line") {
   REQUIRE_THROWS_WITH(parse("backend = \"hip\""), ContainsSubstring("'backend'"));
   REQUIRE_THROWS_WITH(parse("verify = true"), ContainsSubstring("expected a string, got a boolean"));
   REQUIRE_THROWS_WITH(parse("variant = \"fastest\""), ContainsSubstring("'fastest' is not one of"));
-  REQUIRE_THROWS_WITH(parse("dtype = \"bf16\""), ContainsSubstring("'dtype'"));
+  REQUIRE_THROWS_WITH(parse("dtype = \"fp8\""), ContainsSubstring("'dtype'") && ContainsSubstring("fp32|bf16|fp16"));
+  REQUIRE_THROWS_WITH(parse("precision = \"double\""), ContainsSubstring("'precision'") && ContainsSubstring("fast|exact"));
+  REQUIRE_THROWS_WITH(parse("variant = \"kokkos_kernels\"\ndtype = \"bf16\""),
+                      ContainsSubstring("'variant'") && ContainsSubstring("fp32 inputs only"));
+  REQUIRE_THROWS_WITH(parse("variant = \"kokkos_kernels\"\nprecision = \"exact\""),
+                      ContainsSubstring("'variant'") && ContainsSubstring("no precision = \"exact\""));
   REQUIRE_THROWS_WITH(parse("repeats = 0"), ContainsSubstring("'repeats'"));
   REQUIRE_THROWS_WITH(parse("repeats = 1000000000"), ContainsSubstring("out of range"));
   REQUIRE_THROWS_WITH(parse("warmup = -1"), ContainsSubstring("'warmup'"));
@@ -160,5 +167,18 @@ TEST_CASE("describe() lists the resolved deck") {
   bool has_sample_rows = false;
   for (const auto& [k, v] : d) has_sample_rows |= k == "sample_rows";
   CHECK(has_sample_rows);
-  CHECK(klmini::deck_keys().size() == 20);
+  CHECK(klmini::deck_keys().size() == 21);
+}
+
+TEST_CASE("dtype and precision: parsed, described, and the backend default left to the run") {
+  const klmini::Config c = parse("dtype = \"bf16\"\nprecision = \"exact\"");
+  CHECK(c.dtype == klmini::DType::bf16);
+  CHECK(c.precision == klmini::Precision::exact);
+  CHECK(klmini::element_bytes(c.dtype) == 2);
+  const auto d = klmini::describe(c);
+  CHECK(std::find(d.begin(), d.end(), std::make_pair(std::string("dtype"), std::string("\"bf16\""))) != d.end());
+  CHECK(std::find(d.begin(), d.end(), std::make_pair(std::string("precision"), std::string("\"exact\""))) != d.end());
+  CHECK(parse("dtype = \"fp16\"").dtype == klmini::DType::fp16);
+  CHECK(parse("").precision == klmini::Precision::backend_default);
+  CHECK(parse("precision = \"fast\"").precision == klmini::Precision::fast);
 }

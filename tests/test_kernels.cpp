@@ -10,11 +10,13 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "backends.hpp"
 #include "edge_cases.hpp"
 #include "npy.hpp"
+#include "report.hpp"
 #include "runner.hpp"
 
 using Space = KLMINI_TEST_SPACE;
@@ -187,7 +189,7 @@ TEST_CASE("every reduction scales the same sum; none writes the matrix") {
   CHECK(r.output_written == path);
   const auto h = klmini::inspect_npy_f32(path, 6, 77);
   std::vector<float> terms(6 * 77);
-  klmini::read_npy_f32_rows(path, h, 0, 6, terms.data());
+  klmini::read_npy_rows(path, h, 0, 6, terms.data());
   double s = 0.0;
   for (float x : terms) s += x;
   CHECK(s == Catch::Approx(sums[1]).epsilon(1e-6));
@@ -267,35 +269,53 @@ TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large
   }
 }
 
-TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference") {
+// Every launch shape with term Op `op` on T inputs, against the reference within `tolerance`.
+template <class T, class Op>
+void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
   using namespace klmini::variants;
-  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 4}, {5, 36}, {9, 1028}}) {
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 8}, {5, 40}, {9, 1032}}) {
     klmini::Config c = small_config(shape.first, shape.second);
-    const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
+    c.dtype = dtype;
+    const auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
     const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto ref = klmini::reference_rows(lp.data, t.data, c.tokens, c.vocab, false);
     const klmini::Result<Space> r("r");
-    using Op = KlTermOp<false>;
+    const int recommended = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
+                                .team_size_recommended(GridStride<Space, 4, T, Op>{}, Kokkos::ParallelReduceTag());
     const std::vector<std::pair<std::string, std::function<void()>>> shapes = {
-        {"chunks_u1", [&] { run_flat_chunks<Op, 1>("t", p, r); }},
-        {"chunks_u2", [&] { run_flat_chunks<Op, 2>("t", p, r); }},
-        {"chunks_u4", [&] { run_flat_chunks<Op, 4>("t", p, r); }},
-        {"chunks_u3_consecutive", [&] { run_flat_chunks<Op, 3, ChunkOrder::consecutive>("t", p, r); }},
-        {"chunks_u4_lb256", [&] { run_flat_chunks<Op, 4, ChunkOrder::interleaved, Kokkos::LaunchBounds<256, 4>>("t", p, r); }},
-        {"rowteam_u1", [&] { run_row_teams<Op, 1>("t", p, r, Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_recommended(RowTeams<Space, 1, Op>{}, Kokkos::ParallelReduceTag())); }},
-        {"rowteam_u2", [&] { run_row_teams<Op, 2>("t", p, r, 1); }},
-        {"grid_u2", [&] { run_grid_stride<Op, 2>("t", p, r, 3, 1); }},
-        {"grid_u4", [&] { run_grid_stride<Op, 4>("t", p, r, 2, Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO).team_size_recommended(GridStride<Space, 4, Op>{}, Kokkos::ParallelReduceTag())); }},
-        {"segments", [&] { run_row_segments<Op>("t", p, r); }},
+        {"chunks_u1", [&] { run_flat_chunks<1>("t", p, r, op); }},
+        {"chunks_u2", [&] { run_flat_chunks<2>("t", p, r, op); }},
+        {"chunks_u4", [&] { run_flat_chunks<4>("t", p, r, op); }},
+        {"chunks_u3_consecutive", [&] { run_flat_chunks<3, ChunkOrder::consecutive>("t", p, r, op); }},
+        {"chunks_u4_lb256", [&] { run_flat_chunks<4, ChunkOrder::interleaved, Kokkos::LaunchBounds<256, 4>>("t", p, r, op); }},
+        {"rowteam_u1", [&] { run_row_teams<1>("t", p, r, op, recommended); }},
+        {"rowteam_u2", [&] { run_row_teams<2>("t", p, r, op, 1); }},
+        {"grid_u2", [&] { run_grid_stride<2>("t", p, r, op, 3, 1); }},
+        {"grid_u4", [&] { run_grid_stride<4>("t", p, r, op, 2, recommended); }},
+        {"segments", [&] { run_row_segments("t", p, r, op); }},
     };
     for (const auto& [name, launch] : shapes) {
-      INFO(c.tokens << " x " << c.vocab << " " << name);
+      INFO(c.tokens << " x " << c.vocab << " " << name << " dtype " << klmini::to_string(dtype));
       Kokkos::deep_copy(r, -1.0e300);  // poison
       launch();
-      CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0).passed);
+      CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0, tolerance).passed);
     }
   }
+}
+
+TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference, every dtype and precision") {
+  using namespace klmini::variants;
+  check_launch_shapes<float>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::fp32);
+  check_launch_shapes<klmini::bf16>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::bf16);
+  check_launch_shapes<klmini::fp16>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::fp16);
+  const auto table = klmini::math::exact_log_table();
+  Kokkos::View<double*, typename Space::memory_space> device_table("table", table.size());
+  Kokkos::deep_copy(device_table, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                      table.data(), table.size()));
+  check_launch_shapes<float>(KlTermExactOp<false>{device_table.data()}, klmini::kExactTermTolerance, klmini::DType::fp32);
+  check_launch_shapes<klmini::bf16>(KlTermExactOp<false>{device_table.data()}, klmini::kExactTermTolerance,
+                                    klmini::DType::bf16);
 }
 
 TEST_CASE("the kernels' fp32 log is within 3 ulp of fp64 and keeps log's special values") {
@@ -364,18 +384,26 @@ TEST_CASE("gradient = true: d(loss)/d(lp) for every reduction and both target fo
       c.overwrite = true;
       INFO(klmini::to_string(red) << (log_target ? " log_target" : ""));
       const klmini::Record r = klmini::run(c);
-      REQUIRE(r.results.size() == 2);
-      const auto& v = r.results.back();
+      REQUIRE(r.results.size() == 3);
+      const auto& v = r.results[1];
       CHECK(v.variant == "fused_grad");
       INFO(v.verification.detail);
       CHECK(v.verification.passed);
+      CHECK(v.ceiling == "copy");
       CHECK(v.loss == Catch::Approx(r.results.front().loss).epsilon(1e-6));  // the same loss as fused
+      const auto& only = r.results[2];
+      CHECK(only.variant == "grad_only");
+      INFO(only.verification.detail);
+      CHECK(only.verification.passed);
+      CHECK(only.verification.detail.find("gradient: every element") == 0);
+      CHECK(r.copy_ceiling_GBps > 0.0);
+      CHECK(klmini::one_pass_over_two_passes(r).has_value() == (red != klmini::Reduction::none));
       CHECK(r.grad_written == c.grad_output);
       // The file holds -t * g (or -exp(t) * g) for the generated t.
       const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
       auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.t);
       std::vector<float> grad(7 * 133);
-      klmini::read_npy_f32_rows(c.grad_output, klmini::inspect_npy_f32(c.grad_output, 7, 133), 0, 7, grad.data());
+      klmini::read_npy_rows(c.grad_output, klmini::inspect_npy_f32(c.grad_output, 7, 133), 0, 7, grad.data());
       const double g = klmini::reduction_scale(red, 7, 133);
       for (int k : {0, 1, 500, 7 * 133 - 1}) {
         const double tk = t.data()[k];
@@ -384,4 +412,111 @@ TEST_CASE("gradient = true: d(loss)/d(lp) for every reduction and both target fo
       std::filesystem::remove(c.grad_output);
     }
   }
+}
+
+TEST_CASE("precision = exact: every variant that has it within 1e-12 of fp64 at every seed vocab") {
+  for (const std::int64_t vocab : {4096, 8192, 16384, 32768, 65536, 131072}) {
+    for (const bool log_target : {false, true}) {
+      klmini::Config c = small_config(3, vocab);
+      c.precision = klmini::Precision::exact;
+      c.log_target = log_target;
+      const klmini::Record r = klmini::run(c);
+      CHECK(r.config.precision == klmini::Precision::exact);
+      for (const auto& v : r.results) {
+        INFO("vocab " << vocab << (log_target ? " log_target " : " ") << v.variant << ": " << v.verification.detail);
+        CHECK(v.variant != "kokkos_kernels");  // fp32 library calls: not run in exact mode
+        CHECK(v.verification.passed);
+        CHECK(v.verification.relative_error <= 1e-12);
+      }
+    }
+  }
+}
+
+TEST_CASE("precision = exact with the term matrix and the gradient; a deck without the key gets the backend's default") {
+  klmini::Config c = small_config(5, 1031);
+  c.precision = klmini::Precision::exact;
+  c.variant = "fused";
+  c.gradient = true;
+  for (const auto red : {klmini::Reduction::batchmean, klmini::Reduction::none}) {
+    c.reduction = red;
+    const klmini::Record r = klmini::run(c);
+    for (const auto& v : r.results) {
+      INFO(v.variant << ": " << v.verification.detail);
+      CHECK(v.verification.passed);
+      // The loss sums (the term matrix itself is fp32, so its element-wise error is fp32's).
+      if (v.variant == "fused" || v.variant == "fused_grad") CHECK(v.verification.relative_error <= 1e-12);
+    }
+  }
+  c = small_config(2, 64);
+  CHECK(klmini::run(c).config.precision == klmini::default_precision(KLMINI_TEST_BACKEND));
+}
+
+namespace {
+
+// A .npy of raw 16-bit elements (the format klmini reads for bf16 '<u2' and fp16 '<f2').
+void write_npy_16(const std::string& path, const char* descr, std::int64_t rows, std::int64_t cols,
+                  const void* data) {
+  std::string dict = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                     std::to_string(rows) + ", " + std::to_string(cols) + "), }";
+  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+  dict += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  const char len[2] = {char(dict.size() & 0xff), char(dict.size() >> 8)};
+  out.write(len, 2);
+  out << dict;
+  out.write(static_cast<const char*>(data), rows * cols * 2);
+}
+
+template <class T>
+void check_16_bit_inputs(klmini::DType dtype) {
+  klmini::Config c = small_config(6, 1032);
+  c.dtype = dtype;
+  c.gradient = true;
+  const klmini::Record generated = klmini::run(c);
+  CHECK(generated.input_bytes == 2.0 * 6 * 1032 * 2);
+  for (const auto& v : generated.results) {
+    INFO(klmini::to_string(dtype) << " " << v.variant << ": " << v.verification.detail);
+    CHECK(v.variant != "kokkos_kernels");
+    CHECK(v.verification.passed);
+    // The reference reads the same rounded inputs: only the kernels' own fp32 error remains.
+    CHECK(v.verification.relative_error < 1e-6);
+  }
+  // The same generated elements written to files come back as the same loss.
+  const auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
+  auto lp = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.lp);
+  auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.t);
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string tag = std::string(klmini::to_string(dtype)) + "_" KLMINI_TEST_BACKEND + std::to_string(::getpid());
+  const std::string lp_path = (dir / ("klmini_lp_" + tag + ".npy")).string();
+  const std::string t_path = (dir / ("klmini_t_" + tag + ".npy")).string();
+  write_npy_16(lp_path, klmini::npy_descr<T>(), 6, 1032, lp.data());
+  write_npy_16(t_path, klmini::npy_descr<T>(), 6, 1032, t.data());
+  c.input = klmini::InputKind::npy;
+  c.log_probs = lp_path;
+  c.targets = t_path;
+  c.gradient = false;
+  const klmini::Record from_files = klmini::run(c);
+  CHECK(from_files.results.front().verification.passed);
+  CHECK(from_files.loss == generated.loss);
+  c.dtype = klmini::DType::fp32;  // the files are not fp32: a clear error naming the dtype
+  REQUIRE_THROWS_WITH(klmini::run(c), Catch::Matchers::ContainsSubstring(lp_path) &&
+                                          Catch::Matchers::ContainsSubstring("set the deck's dtype to"));
+  std::filesystem::remove(lp_path);
+  std::filesystem::remove(t_path);
+}
+
+}  // namespace
+
+TEST_CASE("dtype = bf16 and fp16: generated in the dtype, read from '<u2' and '<f2' files, verified on the rounded inputs") {
+  check_16_bit_inputs<klmini::bf16>(klmini::DType::bf16);
+  check_16_bit_inputs<klmini::fp16>(klmini::DType::fp16);
+  // Rounding really happened: the bf16 loss differs from the fp32 one, by bf16's rounding.
+  klmini::Config c = small_config(6, 1032);
+  c.variant = "fused";
+  const double fp32_loss = klmini::run(c).loss;
+  c.dtype = klmini::DType::bf16;
+  const double bf16_loss = klmini::run(c).loss;
+  CHECK(bf16_loss != fp32_loss);
+  CHECK(std::fabs(bf16_loss - fp32_loss) < 0.05 * std::fabs(fp32_loss));
 }

@@ -70,10 +70,10 @@ TEST_CASE("write then read gives the same floats, row slices included") {
   CHECK(h.descr == "<f4");
   CHECK(h.data_offset % 64 == 0);
   std::vector<float> back(rows * cols, -1.0f);
-  klmini::read_npy_f32_rows(path, h, 0, rows, back.data());
+  klmini::read_npy_rows(path, h, 0, rows, back.data());
   CHECK(back == data);
   std::vector<float> slice(2 * cols, -1.0f);
-  klmini::read_npy_f32_rows(path, h, 3, 2, slice.data());
+  klmini::read_npy_rows(path, h, 3, 2, slice.data());
   CHECK(std::vector<float>(data.begin() + 3 * cols, data.end()) == slice);
 }
 
@@ -94,9 +94,11 @@ TEST_CASE("malformed .npy files are errors naming the file and the fault") {
       {"bad magic", write_raw("magic.npy", kGoodDict, 24, 1, true, "\x93NUMPX"), "bad magic"},
       {"version 4", write_raw("v4.npy", kGoodDict, 24, 4), "unsupported .npy format version 4.0"},
       {"fp64", write_raw("f8.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 48),
-       "dtype '<f8' is not supported"},
-      {"fp16", write_raw("f2.npy", "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }", 12),
-       "dtype '<f2'"},
+       "dtype '<f8' is not what the deck's dtype reads (fp32 '<f4') (fp64"},
+      {"fp16 for an fp32 deck", write_raw("f2.npy", "{'descr': '<f2', 'fortran_order': False, 'shape': (2, 3), }", 12),
+       "set the deck's dtype to \"fp16\""},
+      {"bf16 bits for an fp32 deck", write_raw("u2.npy", "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }", 12),
+       "set the deck's dtype to \"bf16\" to read this file as raw bf16 bits"},
       {"big endian", write_raw("be.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (2, 3), }", 24),
        "big-endian"},
       {"int32", write_raw("i4.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (2, 3), }", 24),

@@ -3,26 +3,27 @@
 #pragma once
 
 #include "../problem.hpp"
-#include "../semantics.hpp"
+#include "../term_ops.hpp"
 
 namespace klmini::variants {
 
-template <class Flat, bool LogTarget>
+template <class Flat, class Op>
 struct FlatElements {
   Flat lp, t;
+  Op op;
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, double& acc) const {
-    acc += double(kl_term(t(i), lp(i), LogTarget));
+    acc += double(op(to_float(t(i)), to_float(lp(i))));
   }
 };
 
-template <class Space>
-void flat(const Problem<Space>& p, const Result<Space>& out) {
-  using Flat = typename Problem<Space>::ConstFlat;
+template <class Space, class T>
+void flat(const Problem<Space, T>& p, const Result<Space>& out) {
+  using Flat = typename Problem<Space, T>::ConstFlat;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.elements());
-  if (p.log_target)
-    Kokkos::parallel_reduce("klmini::flat", policy, FlatElements<Flat, true>{p.lp_flat(), p.t_flat()}, out);
-  else
-    Kokkos::parallel_reduce("klmini::flat", policy, FlatElements<Flat, false>{p.lp_flat(), p.t_flat()}, out);
+  with_term_op(p, [&](const auto& op) {
+    Kokkos::parallel_reduce("klmini::flat", policy,
+                            FlatElements<Flat, std::decay_t<decltype(op)>>{p.lp_flat(), p.t_flat(), op}, out);
+  });
 }
 
 }  // namespace klmini::variants

@@ -7,62 +7,50 @@
 //   each thread has independent 16-byte loads in flight (needed to approach HBM bandwidth);
 //   when the arrays are not 16-byte aligned or vocab is not a multiple of 4, short row segments
 //   with scalar loads instead.
-// The kernels are templated on the per-element operation so that the bandwidth ceiling
-// (variants/ceiling.hpp) runs exactly the same access pattern with a plain read instead.
+// The kernels are templated on the per-element operation (term_ops.hpp: the term in either
+// precision, or for the bandwidth ceiling, variants/ceiling.hpp, exactly the same access pattern
+// with a plain read instead) and on the input element type.
 #pragma once
 
 #include <cstdint>
 
 #include "../problem.hpp"
-#include "../semantics.hpp"
+#include "../term_ops.hpp"
 
 namespace klmini::variants {
-
-// The per-element operations: the KL term, or (for the ceiling) just touching both values.
-template <bool LogTarget>
-struct KlTermOp {
-  KOKKOS_INLINE_FUNCTION static float apply(float t, float lp) { return kl_term(t, lp, LogTarget); }
-};
-// For the benchmark's comparison of logarithms on devices: the polynomial host log everywhere.
-template <bool LogTarget>
-struct KlTermPolyLogOp {
-  struct PolyLog {
-    KOKKOS_INLINE_FUNCTION float operator()(float x) const { return math::vector_logf(x); }
-  };
-  KOKKOS_INLINE_FUNCTION static float apply(float t, float lp) { return kl_term_with(PolyLog{}, t, lp, LogTarget); }
-};
-struct ReadOp {
-  KOKKOS_INLINE_FUNCTION static float apply(float t, float lp) { return t + lp; }
-};
 
 template <class Matrix, class Op>
 struct SegmentSums {
   Matrix lp, t;
   RowSegments seg;
+  Op op;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
     const std::int64_t row = seg.row(item), end = seg.end(item);
-    const float* lp_row = &lp(row, 0);
-    const float* t_row = &t(row, 0);
+    const auto* lp_row = &lp(row, 0);
+    const auto* t_row = &t(row, 0);
     double local = 0.0;
     KLMINI_SIMD_SUM_LOCAL
-    for (std::int64_t j = seg.begin(item); j < end; ++j) local += double(Op::apply(t_row[j], lp_row[j]));
+    for (std::int64_t j = seg.begin(item); j < end; ++j) local += double(op(to_float(t_row[j]), to_float(lp_row[j])));
     acc += local;
   }
 };
 
-struct alignas(16) Chunk4 {
-  float v[4];
+// 16 bytes of elements of type T: the unit of every device load (4 fp32 or 8 bf16/fp16 values).
+template <class T>
+struct alignas(16) Chunk {
+  static constexpr int lanes = 16 / int(sizeof(T));
+  T v[lanes];
 };
 
 // The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
 // (those before `end`). All loads first, then the math, so that the loads are independent and
-// overlap in flight. Four fp32 terms are summed in fp32 before the fp64 accumulation: their
-// rounding is of the same order as one term's and stays inside the verification bound.
-template <int Unroll, class Op>
-KOKKOS_INLINE_FUNCTION double sum_chunks(const Chunk4* lp, const Chunk4* t, std::int64_t first, std::int64_t stride,
-                                         std::int64_t end) {
-  Chunk4 a[Unroll], b[Unroll];
+// overlap in flight. A chunk's terms are summed in Op::value_type before the fp64 accumulation
+// (for fp32 terms, a rounding of the same order as one term's, inside the verification bound).
+template <int Unroll, class T, class Op>
+KOKKOS_INLINE_FUNCTION double sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
+                                         std::int64_t stride, std::int64_t end) {
+  Chunk<T> a[Unroll], b[Unroll];
   for (int u = 0; u < Unroll; ++u)
     if (first + u * stride < end) {
       a[u] = lp[first + u * stride];
@@ -71,8 +59,8 @@ KOKKOS_INLINE_FUNCTION double sum_chunks(const Chunk4* lp, const Chunk4* t, std:
   double sum = 0.0;
   for (int u = 0; u < Unroll; ++u)
     if (first + u * stride < end) {
-      float part = 0.0f;
-      for (int k = 0; k < 4; ++k) part += Op::apply(b[u].v[k], a[u].v[k]);
+      typename Op::value_type part = 0;
+      for (int k = 0; k < Chunk<T>::lanes; ++k) part += op(to_float(b[u].v[k]), to_float(a[u].v[k]));
       sum += double(part);
     }
   return sum;
@@ -82,27 +70,29 @@ KOKKOS_INLINE_FUNCTION double sum_chunks(const Chunk4* lp, const Chunk4* t, std:
 // are cut into Unroll contiguous parts and neighbouring items read neighbouring chunks of each,
 // so every load instruction of a warp is one coalesced 512-byte access; with stride = 1 an
 // item reads Unroll consecutive chunks instead.
-template <int Unroll, class Op>
+template <int Unroll, class T, class Op>
 struct FlatChunks {
-  const Chunk4* lp;
-  const Chunk4* t;
-  std::int64_t chunks;  // elements / 4
-  std::int64_t stride;  // distance between an item's chunks
-  std::int64_t spacing; // distance between neighbouring items' first chunks (Unroll or 1)
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  std::int64_t chunks;   // elements / lanes
+  std::int64_t stride;   // distance between an item's chunks
+  std::int64_t spacing;  // distance between neighbouring items' first chunks (Unroll or 1)
+  Op op;
 
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
-    acc += sum_chunks<Unroll, Op>(lp, t, item * spacing, stride, chunks);
+    acc += sum_chunks<Unroll>(op, lp, t, item * spacing, stride, chunks);
   }
 };
 
 // One team per row: the team's threads stride over the row's 16-byte chunks, the row's sum is
 // reduced in the team, and one thread adds it to the kernel's reduction.
-template <class Space, int Unroll, class Op>
+template <class Space, int Unroll, class T, class Op>
 struct RowTeams {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
-  const Chunk4* lp;
-  const Chunk4* t;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
   std::int64_t chunks_per_row;
+  Op op;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
@@ -111,7 +101,7 @@ struct RowTeams {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, groups),
         [&](const std::int64_t g, double& part) {
-          part += sum_chunks<Unroll, Op>(lp, t, base + g * Unroll, 1, base + chunks_per_row);
+          part += sum_chunks<Unroll>(op, lp, t, base + g * Unroll, 1, base + chunks_per_row);
         },
         row);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += row; });
@@ -122,66 +112,76 @@ struct RowTeams {
 // chunks by the whole grid's width, Unroll chunks of each array per step, with a private fp64
 // accumulator that it adds to the kernel's reduction once. All threads sweep the arrays
 // together, front to back.
-template <class Space, int Unroll, class Op>
+template <class Space, int Unroll, class T, class Op>
 struct GridStride {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
-  const Chunk4* lp;
-  const Chunk4* t;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
   std::int64_t chunks;
+  Op op;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
     double local = 0.0;
-    for (; c < chunks; c += Unroll * width) local += sum_chunks<Unroll, Op>(lp, t, c, width, chunks);
+    for (; c < chunks; c += Unroll * width) local += sum_chunks<Unroll>(op, lp, t, c, width, chunks);
     acc += local;
   }
 };
 
+template <class T, class View>
+const Chunk<T>* as_chunks(const View& v) {
+  return reinterpret_cast<const Chunk<T>*>(v.data());
+}
+
 // Launch shapes, kept as templates so that the benchmark can sweep them.
 enum class ChunkOrder { interleaved, consecutive };
 
-template <class Op, int Unroll, ChunkOrder Order = ChunkOrder::interleaved, class... PolicyTraits, class Space>
-void run_flat_chunks(const char* label, const Problem<Space>& p, const Result<Space>& out) {
-  const std::int64_t chunks = p.elements() / 4;
+template <int Unroll, ChunkOrder Order = ChunkOrder::interleaved, class... PolicyTraits, class Space, class T, class Op>
+void run_flat_chunks(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
+  const std::int64_t chunks = p.elements() / Chunk<T>::lanes;
   const std::int64_t items = (chunks + Unroll - 1) / Unroll;
   const bool interleaved = Order == ChunkOrder::interleaved;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, PolicyTraits...> policy(0, items);
   Kokkos::parallel_reduce(label, policy,
-                          FlatChunks<Unroll, Op>{reinterpret_cast<const Chunk4*>(p.lp.data()),
-                                                 reinterpret_cast<const Chunk4*>(p.t.data()), chunks,
-                                                 interleaved ? items : 1, interleaved ? 1 : Unroll},
+                          FlatChunks<Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), chunks,
+                                                    interleaved ? items : 1, interleaved ? 1 : Unroll, op},
                           out);
 }
 
-template <class Op, int Unroll, class Space>
-void run_row_teams(const char* label, const Problem<Space>& p, const Result<Space>& out, int team_size) {
+template <int Unroll, class Space, class T, class Op>
+void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
+                   int team_size) {
   const Kokkos::TeamPolicy<Space> policy(static_cast<int>(p.tokens), team_size);
   Kokkos::parallel_reduce(label, policy,
-                          RowTeams<Space, Unroll, Op>{reinterpret_cast<const Chunk4*>(p.lp.data()),
-                                                      reinterpret_cast<const Chunk4*>(p.t.data()), p.vocab / 4},
+                          RowTeams<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
+                                                         p.vocab / Chunk<T>::lanes, op},
                           out);
 }
 
-template <class Op, int Unroll, class Space>
-void run_grid_stride(const char* label, const Problem<Space>& p, const Result<Space>& out, int league, int team) {
+template <int Unroll, class Space, class T, class Op>
+void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
+                     int league, int team) {
   Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(league, team),
-                          GridStride<Space, Unroll, Op>{reinterpret_cast<const Chunk4*>(p.lp.data()),
-                                                        reinterpret_cast<const Chunk4*>(p.t.data()), p.elements() / 4},
+                          GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
+                                                           p.elements() / Chunk<T>::lanes, op},
                           out);
 }
 
-template <class Op, class Space>
-void run_row_segments(const char* label, const Problem<Space>& p, const Result<Space>& out) {
+template <class Space, class T, class Op>
+void run_row_segments(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
   const RowSegments seg = row_segments(p);
-  Kokkos::parallel_reduce(label, row_segment_policy(p, seg), SegmentSums<typename Problem<Space>::Matrix, Op>{p.lp, p.t, seg},
-                          out);
+  Kokkos::parallel_reduce(label, row_segment_policy(p, seg),
+                          SegmentSums<typename Problem<Space, T>::Matrix, Op>{p.lp, p.t, seg, op}, out);
 }
 
-template <class Space>
-bool chunks_apply(const Problem<Space>& p) {
-  return !is_host_space<Space>() && p.vocab % 4 == 0 && reinterpret_cast<std::uintptr_t>(p.lp.data()) % 16 == 0 &&
-         reinterpret_cast<std::uintptr_t>(p.t.data()) % 16 == 0;
+// Whether the chunked device shapes apply: rows a whole number of 16-byte chunks, both arrays
+// 16-byte aligned.
+template <class Space, class T, class... Views>
+bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
+  auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  return !is_host_space<Space>() && p.vocab % Chunk<T>::lanes == 0 && aligned(p.lp.data()) && aligned(p.t.data()) &&
+         (aligned(more.data()) && ...);
 }
 
 // The production shape for each space, chosen by measurement on the H200
@@ -197,16 +197,15 @@ int device_league() {
   return resident / (2 * kDeviceTeam) > 0 ? resident / (2 * kDeviceTeam) : 1;
 }
 
-template <class Op, class Space>
-void run_product_shape(const char* label, const Problem<Space>& p, const Result<Space>& out) {
-  if (chunks_apply(p)) run_grid_stride<Op, kDeviceUnroll>(label, p, out, device_league<Space>(), kDeviceTeam);
-  else run_row_segments<Op>(label, p, out);
+template <class Space, class T, class Op>
+void run_product_shape(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
+  if (chunks_apply(p)) run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
+  else run_row_segments(label, p, out, op);
 }
 
-template <class Space>
-void fused(const Problem<Space>& p, const Result<Space>& out) {
-  if (p.log_target) run_product_shape<KlTermOp<true>>("klmini::fused", p, out);
-  else run_product_shape<KlTermOp<false>>("klmini::fused", p, out);
+template <class Space, class T>
+void fused(const Problem<Space, T>& p, const Result<Space>& out) {
+  with_term_op(p, [&](const auto& op) { run_product_shape("klmini::fused", p, out, op); });
 }
 
 }  // namespace klmini::variants

@@ -1,45 +1,51 @@
 // fused_grad: the loss and its gradient in one pass (gradient = true). Reads lp and t once,
-// writes d(loss)/d(lp) once (kl_grad), and reduces the fp64 sum of the terms, with the work
-// items of the `none` matrix kernel (rows on hosts, short row segments on devices).
+// writes d(loss)/d(lp) (kl_grad, fp32) once, and reduces the fp64 sum of the terms.
+// grad_only: the gradient alone (reads t, writes the gradient), the second pass of the two-pass
+// alternative that fused_grad is measured against.
 #pragma once
 
-#include "../problem.hpp"
-#include "../semantics.hpp"
+#include "writing.hpp"
 
 namespace klmini::variants {
 
-template <class Matrix, bool LogTarget>
-struct LossAndGradient {
-  Matrix lp, t, grad;
+template <class TermOp, bool LogTarget>
+struct LossAndGradientOp {
+  static constexpr bool reads_lp = true;
+  using value_type = typename TermOp::value_type;
+  TermOp term;
   float g;  // the reduction's factor
-  RowSegments seg;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
-    const std::int64_t row = seg.row(item), end = seg.end(item);
-    const float* lp_row = &lp(row, 0);
-    const float* t_row = &t(row, 0);
-    float* grad_row = &grad(row, 0);
-    double local = 0.0;
-    KLMINI_SIMD_SUM_LOCAL
-    for (std::int64_t j = seg.begin(item); j < end; ++j) {
-      const float tj = t_row[j];
-      local += double(kl_term(tj, lp_row[j], LogTarget));
-      grad_row[j] = kl_grad(tj, g, LogTarget);
-    }
-    acc += local;
+  KOKKOS_INLINE_FUNCTION value_type operator()(float t, float lp, float& grad) const {
+    grad = kl_grad(t, g, LogTarget);
+    return term(t, lp);
   }
 };
 
-template <class Space>
-void loss_and_gradient(const Problem<Space>& p, const typename Problem<Space>::Matrix& grad, float g,
+template <bool LogTarget>
+struct GradientOnlyOp {
+  static constexpr bool reads_lp = false;
+  using value_type = float;
+  float g;
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float, float& grad) const {
+    grad = kl_grad(t, g, LogTarget);
+    return 0.0f;
+  }
+};
+
+template <class Space, class T>
+void loss_and_gradient(const Problem<Space, T>& p, const typename Problem<Space, T>::OutMatrix& grad, float g,
                        const Result<Space>& sum) {
-  using Matrix = typename Problem<Space>::Matrix;
-  const RowSegments seg = row_segments(p);
-  if (p.log_target)
-    Kokkos::parallel_reduce("klmini::fused_grad", row_segment_policy(p, seg),
-                            LossAndGradient<Matrix, true>{p.lp, p.t, grad, g, seg}, sum);
-  else
-    Kokkos::parallel_reduce("klmini::fused_grad", row_segment_policy(p, seg),
-                            LossAndGradient<Matrix, false>{p.lp, p.t, grad, g, seg}, sum);
+  with_term_op(p, [&](const auto& op) {
+    using TermOp = std::decay_t<decltype(op)>;
+    if (p.log_target) run_writing_kernel("klmini::fused_grad", p, grad, sum, LossAndGradientOp<TermOp, true>{op, g});
+    else run_writing_kernel("klmini::fused_grad", p, grad, sum, LossAndGradientOp<TermOp, false>{op, g});
+  });
+}
+
+template <class Space, class T>
+void gradient_only(const Problem<Space, T>& p, const typename Problem<Space, T>::OutMatrix& grad, float g,
+                   const Result<Space>& sum) {
+  if (p.log_target) run_writing_kernel("klmini::grad_only", p, grad, sum, GradientOnlyOp<true>{g});
+  else run_writing_kernel("klmini::grad_only", p, grad, sum, GradientOnlyOp<false>{g});
 }
 
 }  // namespace klmini::variants

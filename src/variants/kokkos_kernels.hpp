@@ -27,8 +27,10 @@ struct EntropyTerm {
   }
 };
 
+// fp32 inputs, precision = "fast" only (the configuration refuses anything else): the library's
+// dot product takes fp32 vectors.
 template <class Space>
-void kokkos_kernels(const Problem<Space>& p, const Result<Space>& out) {
+void kokkos_kernels(const Problem<Space, float>& p, const Result<Space>& out) {
   using Flat = typename Problem<Space>::ConstFlat;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.elements());
   Result<Space> entropy("klmini::kokkos_kernels::entropy"), cross("klmini::kokkos_kernels::cross");

@@ -18,12 +18,24 @@ inline bool compiled_in(const std::string& name) {
   return is_known_variant(name);
 }
 
-template <class Space>
-void run_variant(const std::string& name, const Problem<Space>& p, const Result<Space>& out) {
+// Whether a variant computes what the deck asks for (variant = "all" runs those that do):
+// kokkos_kernels composes fp32 library calls, so it has neither other dtypes nor exact terms.
+inline bool applies(const std::string& name, const Config& c) {
+  if (name == "kokkos_kernels") return c.dtype == DType::fp32 && c.precision != Precision::exact;
+  return true;
+}
+
+template <class Space, class T>
+void run_variant(const std::string& name, const Problem<Space, T>& p, const Result<Space>& out) {
   if (name == "fused") return fused(p, out);
   if (name == "flat") return flat(p, out);
 #ifdef KLMINI_HAVE_KOKKOS_KERNELS
-  if (name == "kokkos_kernels") return kokkos_kernels(p, out);
+  if constexpr (std::is_same_v<T, float>)
+    if (name == "kokkos_kernels") {
+      if (p.exact) throw InputError("variant 'kokkos_kernels' has no precision = \"exact\"");
+      return kokkos_kernels(p, out);
+    }
+  if (name == "kokkos_kernels") throw InputError("variant 'kokkos_kernels' reads fp32 inputs only");
 #endif
   if (is_known_variant(name))
     throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");

@@ -1,0 +1,64 @@
+// The per-element operations every kernel is templated on: an Op maps one (t, lp) pair, already
+// converted to fp32, to its term of type Op::value_type (float or double). The kernels sum
+// value_types and accumulate in fp64. One Op per precision (deck key `precision`), plus the
+// bandwidth ceiling's plain read and the benchmark's alternative log.
+#pragma once
+
+#include "exact_log.hpp"
+#include "problem.hpp"
+#include "semantics.hpp"
+
+namespace klmini::variants {
+
+// precision = "fast": the fp32 term with the kernel log (math::kernel_log).
+template <bool LogTarget>
+struct KlTermOp {
+  using value_type = float;
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term(t, lp, LogTarget); }
+};
+
+// precision = "exact": the term in fp64 from the fp32 values, with math::exact_log.
+struct ExactLog {
+  const double* table;
+  // Its argument is always an fp32 value widened to fp64 (every input is), so narrowing is exact.
+  KOKKOS_INLINE_FUNCTION double operator()(double x) const { return math::exact_log(static_cast<float>(x), table); }
+};
+template <bool LogTarget>
+struct KlTermExactOp {
+  using value_type = double;
+  const double* table;
+  KOKKOS_INLINE_FUNCTION double operator()(float t, float lp) const {
+    return kl_term_with(ExactLog{table}, double(t), double(lp), LogTarget);
+  }
+};
+
+// For the benchmark's comparison of logarithms on devices: the polynomial host log everywhere.
+template <bool LogTarget>
+struct KlTermPolyLogOp {
+  using value_type = float;
+  struct PolyLog {
+    KOKKOS_INLINE_FUNCTION float operator()(float x) const { return math::vector_logf(x); }
+  };
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term_with(PolyLog{}, t, lp, LogTarget); }
+};
+
+// The bandwidth ceiling: touch both values, no math.
+struct ReadOp {
+  using value_type = float;
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return t + lp; }
+};
+
+// Calls f(op) with the term Op of the problem's precision and target form.
+template <class Space, class T, class F>
+void with_term_op(const Problem<Space, T>& p, F&& f) {
+  if (p.exact) {
+    const double* table = p.log_table.data();
+    if (p.log_target) f(KlTermExactOp<true>{table});
+    else f(KlTermExactOp<false>{table});
+  } else {
+    if (p.log_target) f(KlTermOp<true>{});
+    else f(KlTermOp<false>{});
+  }
+}
+
+}  // namespace klmini::variants
