@@ -91,6 +91,28 @@ struct KlTermLibmFp64Op {
   }
 };
 
+// The exact log with a table of 2^Bits entries and a degree-Degree polynomial, in the product's
+// launch shape. The table lives as long as the program (released before Kokkos finalizes).
+template <class Space, int Bits, int Degree, bool Estrin = klmini::math::kExactLogEstrin>
+void add_exact_size(const std::string& backend, const Shape& s) {
+  using namespace klmini::variants;
+  static Kokkos::View<double*, typename Space::memory_space> table;
+  static const bool made = [] {
+    const auto host = klmini::math::exact_log_table<Bits>();
+    table = decltype(table)("bench::exact_log_table", host.size());
+    Kokkos::deep_copy(table, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                 host.data(), host.size()));
+    releases.emplace_back([] { table = {}; });
+    return true;
+  }();
+  (void)made;
+  add<Space>(backend, "grid_u2_exact_t" + std::to_string(Bits) + "d" + std::to_string(Degree) + (Estrin ? "e" : "h"), s,
+             [](const auto& p, const auto& r) {
+               run_grid_stride<2>("b", p, r, KlTermExactOp<false, Bits, Degree, Estrin>{table.data()},
+                                  device_league<Space>(), kDeviceTeam);
+             });
+}
+
 // Launch shapes of the fused kernel on a device: flat 16-byte chunks, interleaved or
 // consecutive, several unroll depths; one team per row; and the same shapes as plain reads.
 template <class Space>
@@ -124,10 +146,19 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
       run_grid_stride<4>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
     });
-    // The fp64 logarithms of precision = "exact": klmini's table log, and the math library's.
+    // The fp64 logarithms of precision = "exact": klmini's table log (the product's table and
+    // polynomial sizes, and others), and the math library's.
     add<Space>(backend, "grid_u2_exact", s, [](const auto& p, const auto& r) {
       run_grid_stride<2>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
     });
+    add<Space>(backend, "grid_u1_exact", s, [](const auto& p, const auto& r) {
+      run_grid_stride<1>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
+    });
+    add_exact_size<Space, 5, 10, false>(backend, s);  // Horner
+    add_exact_size<Space, 7, 8, true>(backend, s);
+    add_exact_size<Space, 7, 8, false>(backend, s);
+    add_exact_size<Space, 4, 12>(backend, s);
+
     add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
       run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
     });

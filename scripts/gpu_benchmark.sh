@@ -1,31 +1,56 @@
 #!/usr/bin/env bash
 # One GPU session in one command: the Cuda test suite, klmini on every seed deck (all
-# variants, each run with its own read ceiling), Google Benchmark's unroll sweep, and the
-# PyTorch peers on the same sizes. Everything lands in OUTDIR (CSV, JSON, logs).
-# Every deck is verified in full against the fp64 host reference (every element).
-#   scripts/gpu_benchmark.sh BUILD_DIR OUTDIR [VOCABS]
+# variants, each run with its own read ceiling), then on the same decks with precision =
+# "exact", with bf16 and fp16 inputs, and with the gradient (fused_grad against fused +
+# grad_only and the copy ceiling), Google Benchmark's shape sweep, and the PyTorch peers on the
+# same sizes. Everything lands in OUTDIR (CSV, JSON, logs). Every deck is verified in full
+# against the fp64 host reference (every element).
+#   [SECTIONS=tests,seed,exact,dtype,gradient,bench,peers,peers-bf16,peers-grad] \
+#     scripts/gpu_benchmark.sh BUILD_DIR OUTDIR [VOCABS]
+# BENCH_FILTER selects Google Benchmark's cases (default: every Cuda case).
 set -uo pipefail
 build=${1:?usage: gpu_benchmark.sh BUILD_DIR OUTDIR [VOCABS]}
 out=${2:?usage: gpu_benchmark.sh BUILD_DIR OUTDIR [VOCABS]}
 vocabs=${3:-4096,8192,16384,32768,65536,131072}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$out"
+sections=",${SECTIONS:-tests,seed,exact,dtype,gradient,bench,peers,peers-bf16,peers-grad},"
+want() { [[ $sections == *",$1,"* ]]; }
 status=0
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --format=csv | tee "$out/gpu.txt"
 
-echo "== tests on the Cuda backend"
-if ! "$build/bin/klmini_tests_cuda" --reporter compact > "$out/tests_cuda.log" 2>&1; then status=1; fi
-grep -iE "failed|error" "$out/tests_cuda.log" | head -20
-tail -2 "$out/tests_cuda.log"
+if want tests; then
+  echo "== tests on the Cuda backend"
+  if ! "$build/bin/klmini_tests_cuda" --reporter compact > "$out/tests_cuda.log" 2>&1; then status=1; fi
+  grep -iE "failed|error" "$out/tests_cuda.log" | head -20
+  tail -2 "$out/tests_cuda.log"
+fi
 
-echo "== klmini, seed decks"
-for v in ${vocabs//,/ }; do
-  "$build/bin/klmini" "$root/inputs/seed-v$v.toml" --set backend=cuda --set variant=all --set verify=full \
-    --csv "$out/klmini.csv" --json "$out/klmini-v$v.json" > "$out/klmini-v$v.log" 2>&1 || status=1
-  grep -E "^  (ceiling_read|fused|flat|kokkos)|^loss|^Verification" "$out/klmini-v$v.log" | sed "s/^/[v$v] /"
-done
+# klmini on every seed deck with the given label and overrides; one CSV for everything.
+seed_decks() {
+  local label=$1
+  shift
+  echo "== klmini, seed decks: $label"
+  for v in ${vocabs//,/ }; do
+    "$build/bin/klmini" "$root/inputs/seed-v$v.toml" --set backend=cuda --set verify=full "$@" \
+      --csv "$out/klmini.csv" --json "$out/klmini-$label-v$v.json" > "$out/klmini-$label-v$v.log" 2>&1 || status=1
+    grep -E "^  (ceiling_|fused|flat|kokkos|grad_only)|^  fused_grad /|^Verification" "$out/klmini-$label-v$v.log" |
+      sed "s/^/[$label v$v] /"
+  done
+}
+want seed && seed_decks fp32 --set variant=all
+want exact && seed_decks fp32-exact --set precision=exact --set variant=all
+if want dtype; then
+  seed_decks bf16 --set dtype=bf16 --set variant=fused
+  seed_decks fp16 --set dtype=fp16 --set variant=fused
+  seed_decks bf16-exact --set dtype=bf16 --set precision=exact --set variant=fused
+fi
+if want gradient; then
+  seed_decks fp32-grad --set gradient=true --set variant=fused
+  seed_decks bf16-grad --set dtype=bf16 --set gradient=true --set variant=fused
+fi
 
-if [[ -x "$build/bin/klmini_bench" ]]; then
+if want bench && [[ -x "$build/bin/klmini_bench" ]]; then
   echo "== Google Benchmark (cuda)"
   "$build/bin/klmini_bench" --benchmark_filter="${BENCH_FILTER:-^cuda/}" --benchmark_min_time=0.1 --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true --benchmark_display_aggregates_only=true \
@@ -33,10 +58,20 @@ if [[ -x "$build/bin/klmini_bench" ]]; then
   grep -E "^cuda/.*_median" "$out/bench.log" | awk '{print $1, $2, $3, $(NF)}'
 fi
 
+# The PyTorch peers (eager, torch.compile, Liger where installed, read and copy references):
+# fp32 loss, bf16 loss, and fp32 loss + gradient.
+peers() {
+  local label=$1
+  shift
+  echo "== peers: $label"
+  PYTHONUNBUFFERED=1 python3 "$root/scripts/peers.py" --vocab "$vocabs" "$@" --out "$out/$label.csv" \
+    > "$out/$label.log" 2>&1 || status=1
+  grep -E "vocab" "$out/$label.log" | sed "s/^/[$label] /"
+}
 if python3 -c "import torch" 2>/dev/null; then
-  echo "== peers (PyTorch eager, torch.compile, read and copy references)"
-  PYTHONUNBUFFERED=1 python3 "$root/scripts/peers.py" --vocab "$vocabs" --out "$out/peers.csv" > "$out/peers.log" 2>&1 || status=1
-  grep -E "vocab" "$out/peers.log"
+  want peers && peers peers
+  want peers-bf16 && peers peers-bf16 --dtype bf16
+  want peers-grad && peers peers-grad --backward
 fi
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"  # one file carries everything back
 exit $status

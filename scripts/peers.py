@@ -4,7 +4,10 @@
 PyTorch eager and torch.compile `kl_div(lp, t, reduction="batchmean")` on CUDA, fp32, inputs
 as in the seed benchmark (lp = log_softmax(randn), t = softmax(randn)), timed with CUDA events
 (triton.testing.do_bench, median), plus a plain `lp.sum() + t.sum()` read of the same bytes and
-a device-to-device copy as bandwidth references. Where Liger-Kernel is not installed (the GPU
+a device-to-device copy as bandwidth references. --dtype bf16 runs the peers on bf16 inputs
+(rounded from the same fp32 data; fp64 reference on the rounded values); --backward times the
+loss and its gradient (torch.autograd.grad of the loss with respect to lp) instead of the loss
+alone. Where Liger-Kernel is not installed (the GPU
 machine has no network), `triton_rows` stands in for it: klmini's own Triton kernel of the same
 design as Liger's (one program per row, a blocked loop over the row, tl.log, per-row sums then
 a sum), written for this comparison. Writes one CSV row per (vocab, peer).
@@ -23,6 +26,8 @@ def main() -> int:
                     help="comma-separated vocab sizes")
     ap.add_argument("--out", required=True, help="CSV file to write")
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--dtype", choices=["fp32", "bf16", "fp16"], default="fp32", help="input element type")
+    ap.add_argument("--backward", action="store_true", help="time loss + gradient with respect to lp")
     ap.add_argument("--cpu-threads", type=int, default=0,
                     help="time PyTorch's CPU kl_div on this many threads instead of the GPU peers")
     args = ap.parse_args()
@@ -70,27 +75,35 @@ def main() -> int:
     rows = []
     for vocab in vocabs:
         gen = torch.Generator(device=dev).manual_seed(1234 + vocab)
-        lp = torch.log_softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1)
-        t = torch.softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1)
+        dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
+        lp = torch.log_softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1).to(dtype)
+        t = torch.softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1).to(dtype)
         ref = F.kl_div(lp.double(), t.double(), reduction="batchmean").item()
         nbytes = 2 * lp.numel() * lp.element_size()
         peers = [("pytorch_eager", eager), ("triton_rows", triton_rows), ("read_sum", lambda a, b: a.sum() + b.sum())]
+        if args.dtype != "fp32" or args.backward:
+            peers = [p for p in peers if p[0] != "triton_rows"]  # written for fp32 loss only
         if liger is not None:
             peers.insert(1, ("liger_kernel", liger))
         if compiled is not None:
             peers.insert(1, ("torch_compile", compiled))
+        if args.backward:
+            lp.requires_grad_(True)
+            with_grad = lambda f: (lambda a, b: (lambda loss: (loss, torch.autograd.grad(loss, a)[0]))(f(a, b))[0].detach())
+            peers = [(name + "_fwd_bwd", with_grad(fn)) for name, fn in peers if name != "read_sum"]
+            nbytes = 2 * lp.numel() * lp.element_size() + lp.numel() * 4  # two reads, one gradient written
         for name, fn in peers:
             value = fn(lp, t).item()
             ms = do_bench(lambda: fn(lp, t), warmup=100, rep=500, return_mode="median")
             rel = abs(value - ref) / abs(ref) if name != "read_sum" else float("nan")
-            rows.append(dict(peer=name, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=nbytes,
+            rows.append(dict(peer=name, dtype=args.dtype, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=nbytes,
                              GBps=nbytes / (ms * 1e-3) / 1e9, relative_error=rel))
             print(f"{name:15s} vocab {vocab:7d}: {ms * 1e3:10.1f} us  {nbytes / (ms * 1e-3) / 1e12:5.2f} TB/s"
                   + (f"  rel.err {rel:.2e}" if name != "read_sum" else ""), flush=True)
-        dst = torch.empty_like(lp)
-        ms = do_bench(lambda: dst.copy_(lp), warmup=100, rep=500, return_mode="median")
+        dst = torch.empty_like(lp.detach())
+        ms = do_bench(lambda: dst.copy_(lp.detach()), warmup=100, rep=500, return_mode="median")
         copy_bytes = 2 * lp.numel() * lp.element_size()  # read + write
-        rows.append(dict(peer="d2d_copy", tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=copy_bytes,
+        rows.append(dict(peer="d2d_copy", dtype=args.dtype, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=copy_bytes,
                          GBps=copy_bytes / (ms * 1e-3) / 1e9, relative_error=float("nan")))
         print(f"{'d2d_copy':15s} vocab {vocab:7d}: {ms * 1e3:10.1f} us  {copy_bytes / (ms * 1e-3) / 1e12:5.2f} TB/s", flush=True)
         del lp, t, dst

@@ -25,36 +25,85 @@
 
 namespace klmini::math {
 
-inline constexpr int kExactLogTableBits = 7;
-inline constexpr int kExactLogTableSize = 1 << kExactLogTableBits;
-// Intervals from this index up (m >= 1 + 53/128 ~ sqrt(2)) are folded into the binade below.
-inline constexpr int kExactLogFoldIndex = 53;
+// The table has 2^TableBits intervals; log1p is its Taylor polynomial to r^Degree. The
+// product's choice (kExactLogTableBits, kExactLogDegree) was measured on the H200 against other
+// sizes (docs/PERFORMANCE.md): a GPU reads the table through L1, where every distinct cache
+// line a warp touches costs a cycle, so a small table is worth a few more fp64 operations.
+inline constexpr int kExactLogTableBits = 5;
+inline constexpr int kExactLogDegree = 10;
+inline constexpr bool kExactLogEstrin = true;
 
-// The table, built on the host: entry i is {c_i, T_i = -ln(c_i)}. c_i is the fp32 value nearest
-// the reciprocal of the interval's middle, doubled for folded intervals (whose m is halved);
-// exactly 1 for the first and the folded last interval, the neighbours of x = 1.
-inline std::vector<double> exact_log_table() {
-  std::vector<double> table(2 * kExactLogTableSize);
-  for (int i = 0; i < kExactLogTableSize; ++i) {
-    const bool folded = i >= kExactLogFoldIndex;
-    float c = static_cast<float>((folded ? 2.0 : 1.0) / (1.0 + (i + 0.5) / kExactLogTableSize));
-    if (i == 0 || i == kExactLogTableSize - 1) c = 1.0f;
+// Intervals whose m lies above sqrt(2) are folded into the binade below.
+template <int TableBits>
+constexpr int exact_log_fold_index() {
+  // The first interval [1 + i/2^B, ...) that starts at or above sqrt(2) ~ 1.41421.
+  int i = 0;
+  while (1.0 + double(i) / double(1 << TableBits) < 1.41421356) ++i;
+  return i;
+}
+
+// The table, built on the host: entry i is {c_i, T_i = -ln(c_i)}, 16 bytes (one load on a GPU).
+// c_i is the fp32 value nearest the reciprocal of the interval's middle, doubled for folded
+// intervals (whose m is halved); exactly 1 for the first and the folded last interval, the
+// neighbours of x = 1, so that nothing cancels there.
+template <int TableBits = kExactLogTableBits>
+std::vector<double> exact_log_table() {
+  constexpr int size = 1 << TableBits;
+  std::vector<double> table(2 * size);
+  for (int i = 0; i < size; ++i) {
+    const bool folded = i >= exact_log_fold_index<TableBits>();
+    float c = static_cast<float>((folded ? 2.0 : 1.0) / (1.0 + (i + 0.5) / size));
+    if (i == 0 || i == size - 1) c = 1.0f;
     table[2 * i] = c;
     table[2 * i + 1] = -std::log(static_cast<double>(c));
   }
   return table;
 }
 
-KOKKOS_INLINE_FUNCTION double load_table(const double* table, int index) {
+struct ExactLogEntry {
+  double c, minus_log_c;
+};
+
+KOKKOS_INLINE_FUNCTION ExactLogEntry load_entry(const double* table, int i) {
 #if defined(__CUDA_ARCH__)
-  return __ldg(table + index);  // read-only cache: the table is 2 KiB, read by every thread
+  const double2 e = __ldg(reinterpret_cast<const double2*>(table) + i);  // one 16-byte read-only load
+  return {e.x, e.y};
 #else
-  return table[index];
+  return {table[2 * i], table[2 * i + 1]};
 #endif
 }
 
-// `table` is exact_log_table()'s data, in memory the caller's space can read.
-KOKKOS_INLINE_FUNCTION double exact_log(float x, const double* table) {
+KOKKOS_INLINE_FUNCTION double double_from_bits(std::uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// (log1p(r) - r) / r^2 = -1/2 + r/3 - r^2/4 + ... to r^(Degree-2). Horner's scheme is one chain
+// of Degree - 2 dependent fused multiply-adds; Estrin's (Degree 8 and 10) evaluates pairs of terms
+// independently and joins them with r^2, r^4, r^8: two more multiplies, half the chain's depth,
+// which matters where the kernel waits on fp64 latency (GPUs at half occupancy).
+template <int Degree, bool Estrin>
+KOKKOS_INLINE_FUNCTION double log1p_tail(double r) {
+  constexpr double a2 = -1.0 / 2, a3 = 1.0 / 3, a4 = -1.0 / 4, a5 = 1.0 / 5, a6 = -1.0 / 6, a7 = 1.0 / 7,
+                   a8 = -1.0 / 8, a9 = 1.0 / 9, a10 = -1.0 / 10;
+  if constexpr (Estrin && (Degree == 8 || Degree == 10)) {
+    const double r2 = r * r, r4 = r2 * r2;
+    const double low = (a2 + a3 * r) + r2 * (a4 + a5 * r);  // r^0 .. r^3
+    if constexpr (Degree == 8) return low + r4 * ((a6 + a7 * r) + r2 * a8);
+    else return low + r4 * ((a6 + a7 * r) + r2 * (a8 + a9 * r)) + (r4 * r4) * a10;
+  } else {
+    double p = (Degree % 2 ? 1.0 : -1.0) / double(Degree);
+    for (int k = Degree - 1; k >= 2; --k) p = p * r + (k % 2 ? 1.0 : -1.0) / double(k);
+    return p;
+  }
+}
+
+// ln(x) for x >= +0 and finite: exact_log's arithmetic without its special values (+0 gives
+// -150 ln2, a finite number, where ln gives -inf). `table` is exact_log_table<TableBits>()'s
+// data, in memory the caller's space can read.
+template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree, bool Estrin = kExactLogEstrin>
+KOKKOS_INLINE_FUNCTION double exact_log_nonnegative(float x, const double* table) {
   constexpr float kMinNormal = 1.17549435e-38f;
   constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 with its low 32 bits clear: e * kLn2Hi is exact
   constexpr double kLn2Lo = 1.90821492927058770002e-10;  // ln 2 - kLn2Hi
@@ -63,31 +112,36 @@ KOKKOS_INLINE_FUNCTION double exact_log(float x, const double* table) {
   std::uint32_t bits;
   std::memcpy(&bits, &scaled, sizeof bits);
   const std::uint32_t mantissa = bits & 0x7fffffu;
-  const int i = static_cast<int>(mantissa >> (23 - kExactLogTableBits));
-  const int folded = i >= kExactLogFoldIndex ? 1 : 0;
+  const int i = static_cast<int>(mantissa >> (23 - TableBits));
+  constexpr int kFoldIndex = exact_log_fold_index<TableBits>();
+  const int folded = i >= kFoldIndex ? 1 : 0;
   const int e = static_cast<int>((bits >> 23) & 0xffu) - 127 - (subnormal ? 23 : 0) + folded;
-  // m in [1, 2), halved in folded intervals (exponent 126 instead of 127).
-  const std::uint32_t m_bits = mantissa | (static_cast<std::uint32_t>(127 - folded) << 23);
-  float m;
-  std::memcpy(&m, &m_bits, sizeof m);
-  const double c = load_table(table, 2 * i), t = load_table(table, 2 * i + 1);
-  const double r = double(m) * c - 1.0;  // exact: a 48-bit product
-  double p = -1.0 / 8.0;
-  p = p * r + 1.0 / 7.0;
-  p = p * r - 1.0 / 6.0;
-  p = p * r + 1.0 / 5.0;
-  p = p * r - 1.0 / 4.0;
-  p = p * r + 1.0 / 3.0;
-  p = p * r - 1.0 / 2.0;
-  const double log1p_r = r + (r * r) * p;
-  const double ed = double(e);
-  const double result = ed * kLn2Hi + ((t + log1p_r) + ed * kLn2Lo);
-  // Special values, as selects so that host loops stay vectorizable.
-  // From their bits: std::numeric_limits is host-only code for nvcc.
-  const std::uint64_t inf_bits = 0x7ff0000000000000ull, nan_bits = 0x7ff8000000000000ull;
-  double inf, nan;
-  std::memcpy(&inf, &inf_bits, sizeof inf);
-  std::memcpy(&nan, &nan_bits, sizeof nan);
+  // m in [1, 2), halved in folded intervals, and e, as fp64. On GPUs from their bits, because
+  // conversion instructions to and from fp64 run at a quarter of the fp64 rate there; on hosts
+  // by conversion, which vectorizes better than 64-bit integer arithmetic. The same values.
+#if defined(__CUDA_ARCH__)
+  const double m = double_from_bits((std::uint64_t(1023 - folded) << 52) | (std::uint64_t(mantissa) << 29));
+  const double ed = double_from_bits(0x4330000000000000ull + std::uint64_t(std::int64_t(e) + 1024)) -
+                    (4503599627370496.0 + 1024.0);  // 2^52 + (e + 1024), minus 2^52 + 1024: exact
+#else
+  const std::uint32_t m_bits = mantissa | (std::uint32_t(127 - folded) << 23);
+  float m_float;
+  std::memcpy(&m_float, &m_bits, sizeof m_float);
+  const double m = m_float, ed = e;
+#endif
+  const ExactLogEntry entry = load_entry(table, i);
+  const double r = m * entry.c - 1.0;  // exact: a 48-bit product
+  const double log1p_r = r + (r * r) * log1p_tail<Degree, Estrin>(r);  // r - r^2/2 + r^3/3 - ... to r^Degree
+  return ed * kLn2Hi + ((entry.minus_log_c + log1p_r) + ed * kLn2Lo);
+}
+
+// ln(x) for every fp32 x, special values included.
+template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree, bool Estrin = kExactLogEstrin>
+KOKKOS_INLINE_FUNCTION double exact_log(float x, const double* table) {
+  const double result = exact_log_nonnegative<TableBits, Degree, Estrin>(x, table);
+  // Special values, as selects so that host loops stay vectorizable; constants from their bits
+  // (std::numeric_limits is host-only code for nvcc).
+  const double inf = double_from_bits(0x7ff0000000000000ull), nan = double_from_bits(0x7ff8000000000000ull);
   double out = x == 0.0f ? -inf : result;
   out = x < 0.0f ? nan : out;
   out = x == float(inf) ? inf : out;
