@@ -93,7 +93,7 @@ struct KlTermLibmFp64Op {
 
 // The exact log with a table of 2^Bits entries and a degree-Degree polynomial, in the product's
 // launch shape. The table lives as long as the program (released before Kokkos finalizes).
-template <class Space, int Bits, int Degree, bool Estrin = klmini::math::kExactLogEstrin>
+template <class Space, int Bits, int Degree>
 void add_exact_size(const std::string& backend, const Shape& s) {
   using namespace klmini::variants;
   static Kokkos::View<double*, typename Space::memory_space> table;
@@ -106,10 +106,10 @@ void add_exact_size(const std::string& backend, const Shape& s) {
     return true;
   }();
   (void)made;
-  add<Space>(backend, "grid_u2_exact_t" + std::to_string(Bits) + "d" + std::to_string(Degree) + (Estrin ? "e" : "h"), s,
+  add<Space>(backend, "grid_u2_exact_t" + std::to_string(Bits) + "d" + std::to_string(Degree), s,
              [](const auto& p, const auto& r) {
-               run_grid_stride<2>("b", p, r, KlTermExactOp<false, Bits, Degree, Estrin>{table.data()},
-                                  device_league<Space>(), kDeviceTeam);
+               run_grid_stride<2>("b", p, r, KlTermExactOp<false, Bits, Degree>{table.data()}, device_league<Space>(),
+                                  kDeviceTeam);
              });
 }
 
@@ -154,9 +154,7 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     add<Space>(backend, "grid_u1_exact", s, [](const auto& p, const auto& r) {
       run_grid_stride<1>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
     });
-    add_exact_size<Space, 5, 10, false>(backend, s);  // Horner
-    add_exact_size<Space, 7, 8, true>(backend, s);
-    add_exact_size<Space, 7, 8, false>(backend, s);
+    add_exact_size<Space, 5, 10>(backend, s);
     add_exact_size<Space, 4, 12>(backend, s);
 
     add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {

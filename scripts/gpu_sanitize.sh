@@ -9,7 +9,7 @@ set -uo pipefail
 build=${1:?usage: gpu_sanitize.sh BUILD_DIR OUTDIR}
 out=${2:?usage: gpu_sanitize.sh BUILD_DIR OUTDIR}
 mkdir -p "$out"
-sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+sanitizer=$(command -v compute-sanitizer || find /usr/local -maxdepth 3 -path "*/bin/compute-sanitizer" 2>/dev/null | head -1)
 if [[ -z "$sanitizer" ]]; then echo "gpu_sanitize.sh: compute-sanitizer not found" >&2; exit 2; fi
 "$sanitizer" --version | tail -1
 

@@ -1,15 +1,15 @@
 // The logarithm of precision = "exact": ln(x) in fp64 of an fp32 argument, within 2 fp64 ulp
-// (tests/test_numerics.cpp), at a cost a bandwidth-bound kernel can hide (about a dozen fp64
-// operations and one cached table load; CUDA's accurate fp64 log() takes about twice as many,
-// and an H200's fp64 issue rate only just keeps up with its memory at ~28 per element).
+// (tests/test_numerics.cpp), for about a dozen fp64 operations and one cached 16-byte table
+// load. On the H200 the fused kernel with it takes 1.6-1.8x the time of the fp32 kernel
+// (docs/PERFORMANCE.md: latency-bound at half occupancy), against 2.3-2.4x with CUDA's fp64 log().
 //
-// x = 2^e * m, m in [1, 2). The top kExactLogTableBits bits of m's mantissa pick an interval
-// and its table entry {c, T}: c is an fp32 value near 1/m, so r = m * c - 1 is exact in fp64
-// (a 48-bit product) and small (|r| < 2^-7), and ln(x) = e ln2 + T + log1p(r) with T = -ln(c).
-// Intervals above sqrt(2) are folded down one binade (m/2 in [sqrt(1/2), 1) and e + 1), and the
-// intervals next to 1 on either side use c = 1 (T = 0), so that near x = 1 nothing cancels and
-// the result keeps its relative accuracy. log1p(r) is its Taylor polynomial to r^8
-// (truncation below r^9 / 9 < 2^-58 relative); ln2 is split so that e * ln2_hi is exact.
+// x = 2^e * m, m in [1, 2). The top TableBits bits of m's mantissa pick an interval and its
+// table entry {c, T}: c is an fp32 value near 1/m, so r = m * c - 1 is exact in fp64 (a 48-bit
+// product) and small (|r| < 2^-(TableBits+1), 2^-TableBits next to 1), and
+// ln(x) = e ln2 + T + log1p(r) with T = -ln(c). Intervals above sqrt(2) are folded down one
+// binade (m/2 in [sqrt(1/2), 1) and e + 1), and the intervals next to 1 on either side use
+// c = 1 (T = 0), so that near x = 1 nothing cancels and the result keeps its relative accuracy.
+// log1p(r) is its Taylor polynomial to r^Degree; ln2 is split so that e * ln2_hi is exact.
 // Special values as log's: ln(0) = -inf, ln(x < 0) = NaN, ln(NaN) = NaN, ln(inf) = inf;
 // subnormal arguments are scaled into the normal range first.
 #pragma once
@@ -26,16 +26,14 @@
 namespace klmini::math {
 
 // The table has 2^TableBits intervals; log1p is its Taylor polynomial to r^Degree. The
-// product's choice (kExactLogTableBits, kExactLogDegree) was measured on the H200 against other
-// sizes (docs/PERFORMANCE.md): a GPU reads the table through L1, where every distinct cache
-// line a warp touches costs a cycle, so a small table is worth a few more fp64 operations.
-inline constexpr int kExactLogTableBits = 5;
-inline constexpr int kExactLogDegree = 10;
-inline constexpr bool kExactLogEstrin = true;
+// product's choice (128 entries, 2 KiB, degree 8) was the fastest of those measured on the H200
+// (32 entries with degree 10 and 16 with degree 12 were 3-6% slower: docs/PERFORMANCE.md).
+inline constexpr int kExactLogTableBits = 7;
+inline constexpr int kExactLogDegree = 8;
 
 // Intervals whose m lies above sqrt(2) are folded into the binade below.
 template <int TableBits>
-constexpr int exact_log_fold_index() {
+KOKKOS_INLINE_FUNCTION constexpr int exact_log_fold_index() {
   // The first interval [1 + i/2^B, ...) that starts at or above sqrt(2) ~ 1.41421.
   int i = 0;
   while (1.0 + double(i) / double(1 << TableBits) < 1.41421356) ++i;
@@ -79,30 +77,19 @@ KOKKOS_INLINE_FUNCTION double double_from_bits(std::uint64_t bits) {
   return d;
 }
 
-// (log1p(r) - r) / r^2 = -1/2 + r/3 - r^2/4 + ... to r^(Degree-2). Horner's scheme is one chain
-// of Degree - 2 dependent fused multiply-adds; Estrin's (Degree 8 and 10) evaluates pairs of terms
-// independently and joins them with r^2, r^4, r^8: two more multiplies, half the chain's depth,
-// which matters where the kernel waits on fp64 latency (GPUs at half occupancy).
-template <int Degree, bool Estrin>
+// (log1p(r) - r) / r^2 = -1/2 + r/3 - r^2/4 + ... to r^(Degree-2), by Horner's scheme. (Estrin's
+// scheme, half the dependency chain for two more multiplies, was no faster on the H200.)
+template <int Degree>
 KOKKOS_INLINE_FUNCTION double log1p_tail(double r) {
-  constexpr double a2 = -1.0 / 2, a3 = 1.0 / 3, a4 = -1.0 / 4, a5 = 1.0 / 5, a6 = -1.0 / 6, a7 = 1.0 / 7,
-                   a8 = -1.0 / 8, a9 = 1.0 / 9, a10 = -1.0 / 10;
-  if constexpr (Estrin && (Degree == 8 || Degree == 10)) {
-    const double r2 = r * r, r4 = r2 * r2;
-    const double low = (a2 + a3 * r) + r2 * (a4 + a5 * r);  // r^0 .. r^3
-    if constexpr (Degree == 8) return low + r4 * ((a6 + a7 * r) + r2 * a8);
-    else return low + r4 * ((a6 + a7 * r) + r2 * (a8 + a9 * r)) + (r4 * r4) * a10;
-  } else {
-    double p = (Degree % 2 ? 1.0 : -1.0) / double(Degree);
-    for (int k = Degree - 1; k >= 2; --k) p = p * r + (k % 2 ? 1.0 : -1.0) / double(k);
-    return p;
-  }
+  double p = (Degree % 2 ? 1.0 : -1.0) / double(Degree);
+  for (int k = Degree - 1; k >= 2; --k) p = p * r + (k % 2 ? 1.0 : -1.0) / double(k);
+  return p;
 }
 
 // ln(x) for x >= +0 and finite: exact_log's arithmetic without its special values (+0 gives
 // -150 ln2, a finite number, where ln gives -inf). `table` is exact_log_table<TableBits>()'s
 // data, in memory the caller's space can read.
-template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree, bool Estrin = kExactLogEstrin>
+template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree>
 KOKKOS_INLINE_FUNCTION double exact_log_nonnegative(float x, const double* table) {
   constexpr float kMinNormal = 1.17549435e-38f;
   constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 with its low 32 bits clear: e * kLn2Hi is exact
@@ -131,14 +118,14 @@ KOKKOS_INLINE_FUNCTION double exact_log_nonnegative(float x, const double* table
 #endif
   const ExactLogEntry entry = load_entry(table, i);
   const double r = m * entry.c - 1.0;  // exact: a 48-bit product
-  const double log1p_r = r + (r * r) * log1p_tail<Degree, Estrin>(r);  // r - r^2/2 + r^3/3 - ... to r^Degree
+  const double log1p_r = r + (r * r) * log1p_tail<Degree>(r);  // r - r^2/2 + r^3/3 - ... to r^Degree
   return ed * kLn2Hi + ((entry.minus_log_c + log1p_r) + ed * kLn2Lo);
 }
 
 // ln(x) for every fp32 x, special values included.
-template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree, bool Estrin = kExactLogEstrin>
+template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree>
 KOKKOS_INLINE_FUNCTION double exact_log(float x, const double* table) {
-  const double result = exact_log_nonnegative<TableBits, Degree, Estrin>(x, table);
+  const double result = exact_log_nonnegative<TableBits, Degree>(x, table);
   // Special values, as selects so that host loops stay vectorizable; constants from their bits
   // (std::numeric_limits is host-only code for nvcc).
   const double inf = double_from_bits(0x7ff0000000000000ull), nan = double_from_bits(0x7ff8000000000000ull);

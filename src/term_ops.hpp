@@ -19,22 +19,20 @@ struct KlTermOp {
 
 // precision = "exact": the term in fp64 from the fp32 values, with math::exact_log (whose table
 // and polynomial sizes the benchmark varies; the product uses the defaults).
-template <int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree,
-          bool Estrin = math::kExactLogEstrin>
+template <int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree>
 struct ExactLog {
   const double* table;
   // Its argument is always an fp32 value widened to fp64 (every input is), so narrowing is exact.
   KOKKOS_INLINE_FUNCTION double operator()(double x) const {
-    return math::exact_log<TableBits, Degree, Estrin>(static_cast<float>(x), table);
+    return math::exact_log<TableBits, Degree>(static_cast<float>(x), table);
   }
 };
-template <bool LogTarget, int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree,
-          bool Estrin = math::kExactLogEstrin>
+template <bool LogTarget, int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree>
 struct KlTermExactOp {
   using value_type = double;
   const double* table;
   KOKKOS_INLINE_FUNCTION double operator()(float t, float lp) const {
-    return kl_term_with(ExactLog<TableBits, Degree, Estrin>{table}, double(t), double(lp), LogTarget);
+    return kl_term_with(ExactLog<TableBits, Degree>{table}, double(t), double(lp), LogTarget);
   }
 };
 
