@@ -113,6 +113,16 @@ void add_exact_size(const std::string& backend, const Shape& s) {
              });
 }
 
+template <class Space, int TeamsPerSM>
+void add_exact_capped(const std::string& backend, const Shape& s) {
+  using namespace klmini::variants;
+  add<Space>(backend, "grid_u2_exact_lb" + std::to_string(TeamsPerSM), s, [](const auto& p, const auto& r) {
+    const int sms = static_cast<int>(Space().concurrency() / 2048);
+    run_grid_stride<2, Kokkos::LaunchBounds<kDeviceTeam, TeamsPerSM>>(
+        "b", p, r, KlTermExactOp<false>{p.log_table.data()}, sms * TeamsPerSM, kDeviceTeam);
+  });
+}
+
 // Launch shapes of the fused kernel on a device: flat 16-byte chunks, interleaved or
 // consecutive, several unroll depths; one team per row; and the same shapes as plain reads.
 template <class Space>
@@ -154,6 +164,10 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     add<Space>(backend, "grid_u1_exact", s, [](const auto& p, const auto& r) {
       run_grid_stride<1>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
     });
+    // Register caps (Kokkos::LaunchBounds<256, B>: at most 65536 / (256 B) registers) with B
+    // teams per SM: the exact kernel is latency-bound at the 64 registers of half occupancy.
+    add_exact_capped<Space, 6>(backend, s);
+    add_exact_capped<Space, 8>(backend, s);
     add_exact_size<Space, 5, 10>(backend, s);
     add_exact_size<Space, 4, 12>(backend, s);
 

@@ -159,10 +159,10 @@ void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<S
                           out);
 }
 
-template <int Unroll, class Space, class T, class Op>
+template <int Unroll, class... PolicyTraits, class Space, class T, class Op>
 void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
                      int league, int team) {
-  Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(league, team),
+  Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space, PolicyTraits...>(league, team),
                           GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
                                                            p.elements() / Chunk<T>::lanes, op},
                           out);
