@@ -133,3 +133,31 @@ TEST_CASE("CSV: the header once, then one row per variant per run") {
   std::ofstream(other) << "something,else\n";
   REQUIRE_THROWS_WITH(klmini::append_csv(sample_record(0.5), other), ContainsSubstring("different header"));
 }
+
+TEST_CASE("with the gradient, the table shows the copy ceiling and one pass against two") {
+  klmini::Record r = sample_record(0.5);
+  r.copy_ceiling = {3e-6, 2e-6, 4e-6};
+  r.copy_ceiling_GBps = 8.0 * 16 * 12 / 3e-6 * 1e-9;
+  klmini::VariantResult grad = r.results.front();
+  grad.variant = "fused_grad";
+  grad.ceiling = "copy";
+  grad.time = {6e-6, 5e-6, 7e-6};
+  grad.fraction_of_ceiling = 0.5;
+  klmini::VariantResult only = grad;
+  only.variant = "grad_only";
+  only.time = {4e-6, 3e-6, 5e-6};
+  only.loss = 0.0;
+  r.results.push_back(grad);
+  r.results.push_back(only);
+  REQUIRE(klmini::one_pass_over_two_passes(r).has_value());
+  CHECK(*klmini::one_pass_over_two_passes(r) == 6e-6 / (4e-6 + 4e-6));
+  std::ostringstream os;
+  klmini::print_results(r, os);
+  CHECK_THAT(os.str(), ContainsSubstring("ceiling_copy") && ContainsSubstring("50.0% copy") &&
+                           ContainsSubstring("fused_grad / (fused + grad_only) = 0.750"));
+  r.results.pop_back();  // without grad_only there is no two-pass figure
+  CHECK_FALSE(klmini::one_pass_over_two_passes(r).has_value());
+  std::ostringstream without;
+  klmini::print_results(r, without);
+  CHECK_THAT(without.str(), !ContainsSubstring("grad_only"));
+}

@@ -43,6 +43,14 @@ klmini_cli_test(npy_shape 2 "lp_2x3.npy: shape \\(2, 3\\) does not match the dec
 klmini_cli_test(npy_ok 0 "loss: 0.1732867.*Verification: PASSED" ${_data}/npy_rows_ab.toml)
 klmini_cli_test(gradient 0 "fused_grad .* ok .*gradient d\\(loss\\)/d\\(lp\\) to grad.npy.*Verification: PASSED"
                 ${_in}/ci.toml --set variant=fused --set gradient=true --set grad_output=grad.npy --set overwrite=true)
+klmini_cli_test(gradient_two_pass 0 "ceiling_copy .*fused_grad .*% copy .*grad_only .*fused_grad / \\(fused \\+ grad_only\\) = [0-9.]+.*Verification: PASSED"
+                ${_in}/ci.toml --set variant=fused --set gradient=true)
+klmini_cli_test(bf16_exact 0 "x [0-9]+ \\([0-9]+ elements, bf16\\).*precision +exact \\(terms and log in fp64\\).*fused .* ok .*Verification: PASSED"
+                ${_in}/ci.toml --set dtype=bf16 --set precision=exact)
+klmini_cli_test(fp16_all 0 "fp16.*precision +fast.*fused .* ok .*flat .* ok .*Verification: PASSED" ${_in}/ci.toml --set dtype=fp16 --set variant=all)
+klmini_cli_test(kokkos_kernels_bf16 2 "key 'variant': 'kokkos_kernels' reads fp32 inputs only" --set dtype=bf16 --set variant=kokkos_kernels)
+klmini_cli_test(npy_dtype_mismatch 2 "lp_2x3.npy: dtype '<f4' is not what the deck's dtype reads \\(bf16 bits '<u2'\\)"
+                ${_data}/npy_shape.toml --set dtype=bf16 --set tokens=2 --set vocab=3)
 klmini_cli_test(validate_ok 0 "Verification: PASSED" ${_data}/npy_rows_ab.toml --set validate=true)
 klmini_cli_test(validate_bad 2 "validation failed: 1 row.*row 1: targets sum to 1.2" ${_data}/validate_bad.toml)
 klmini_cli_test(validate_generated 0 "Verification: PASSED" ${_in}/ci.toml --set validate=true --set log_target=true)
