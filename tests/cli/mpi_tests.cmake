@@ -1,5 +1,6 @@
 # klmini across MPI ranks: the same deck on 1, 2 and 3 ranks (37 tokens: no even split) must
-# give the same loss to 1e-12, record its rank count, and write the same `none` matrix.
+# give the same loss to 1e-12, record its rank count, and write the same `none` matrix and
+# gradient; also with bf16 inputs and precision = "exact".
 find_package(Python3 COMPONENTS Interpreter)
 if(NOT KLMINI_HAVE_MPI OR NOT MPIEXEC_EXECUTABLE OR NOT Python3_FOUND)
   message(STATUS "klmini: MPI tests skipped (MPI ${KLMINI_HAVE_MPI}, mpiexec '${MPIEXEC_EXECUTABLE}', Python3 ${Python3_FOUND})")
@@ -14,8 +15,10 @@ if(_mpi_version MATCHES "Open MPI|OpenRTE")
 endif()
 set(_mpi_env "OMP_NUM_THREADS=1;OMP_PROC_BIND=false;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
 foreach(n 1 2 3)
-  foreach(kind generate none npy grad)
-    if(kind STREQUAL "grad")
+  foreach(kind generate none npy grad bf16_exact)
+    if(kind STREQUAL "bf16_exact")  # bf16 inputs rounded per global row, fp64 terms
+      set(_args ${PROJECT_SOURCE_DIR}/inputs/ci.toml --set dtype=bf16 --set precision=exact --set gradient=true)
+    elseif(kind STREQUAL "grad")
       set(_args ${PROJECT_SOURCE_DIR}/inputs/ci.toml --set gradient=true --set grad_output=grad_n${n}.npy --set overwrite=true)
     elseif(kind STREQUAL "generate")
       set(_args ${PROJECT_SOURCE_DIR}/inputs/ci.toml --set log_target=true)
@@ -32,7 +35,7 @@ foreach(n 1 2 3)
                          PASS_REGULAR_EXPRESSION "Verification: PASSED")
   endforeach()
 endforeach()
-foreach(kind generate none npy grad)
+foreach(kind generate none npy grad bf16_exact)
   add_test(NAME mpi/${kind}_same_loss
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/mpi_compare.py ${_mpi_dir} ${kind})
   set_tests_properties(mpi/${kind}_same_loss PROPERTIES FIXTURES_REQUIRED mpi_${kind})
