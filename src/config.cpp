@@ -304,35 +304,48 @@ Config load_config(const std::string& deck_path, const std::vector<std::string>&
   return parse_config(text.str(), deck_path, dir.string(), overrides);
 }
 
-std::vector<std::pair<std::string, std::string>> describe(const Config& c) {
-  auto q = [](const std::string& s) { return "\"" + s + "\""; };
-  std::vector<std::pair<std::string, std::string>> d = {
-      {"tokens", std::to_string(c.tokens)},
-      {"vocab", std::to_string(c.vocab)},
-      {"backend", q(c.backend)},
-      {"reduction", q(to_string(c.reduction))},
-      {"log_target", c.log_target ? "true" : "false"},
-      {"input", q(to_string(c.input))},
+std::string toml_literal(const DeckValue& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  std::string out = "\"";
+  for (const char ch : std::get<std::string>(v)) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::vector<std::pair<std::string, DeckValue>> describe(const Config& c) {
+  // Strings are wrapped explicitly: a bare const char* would convert to the variant's bool.
+  using S = std::string;
+  using I = std::int64_t;
+  std::vector<std::pair<std::string, DeckValue>> d = {
+      {"tokens", I(c.tokens)},
+      {"vocab", I(c.vocab)},
+      {"backend", S(c.backend)},
+      {"reduction", S(to_string(c.reduction))},
+      {"log_target", c.log_target},
+      {"input", S(to_string(c.input))},
   };
   if (c.input == InputKind::npy) {
-    d.emplace_back("log_probs", q(c.log_probs));
-    d.emplace_back("targets", q(c.targets));
+    d.emplace_back("log_probs", S(c.log_probs));
+    d.emplace_back("targets", S(c.targets));
   }
   if (!c.output.empty()) {
-    d.emplace_back("output", q(c.output));
-    d.emplace_back("overwrite", c.overwrite ? "true" : "false");
+    d.emplace_back("output", S(c.output));
+    d.emplace_back("overwrite", c.overwrite);
   }
-  d.emplace_back("validate", c.validate ? "true" : "false");
-  d.emplace_back("gradient", c.gradient ? "true" : "false");
-  if (!c.grad_output.empty()) d.emplace_back("grad_output", q(c.grad_output));
-  d.emplace_back("dtype", q(to_string(c.dtype)));
-  if (c.precision != Precision::backend_default) d.emplace_back("precision", q(to_string(c.precision)));
-  d.emplace_back("seed", std::to_string(c.seed));
-  d.emplace_back("warmup", std::to_string(c.warmup));
-  d.emplace_back("repeats", std::to_string(c.repeats));
-  d.emplace_back("verify", q(to_string(c.verify)));
-  if (c.verify == VerifyMode::sample) d.emplace_back("sample_rows", std::to_string(c.sample_rows));
-  d.emplace_back("variant", q(c.variant));
+  d.emplace_back("validate", c.validate);
+  d.emplace_back("gradient", c.gradient);
+  if (!c.grad_output.empty()) d.emplace_back("grad_output", S(c.grad_output));
+  d.emplace_back("dtype", S(to_string(c.dtype)));
+  if (c.precision != Precision::backend_default) d.emplace_back("precision", S(to_string(c.precision)));
+  d.emplace_back("seed", I(c.seed));
+  d.emplace_back("warmup", I(c.warmup));
+  d.emplace_back("repeats", I(c.repeats));
+  d.emplace_back("verify", S(to_string(c.verify)));
+  if (c.verify == VerifyMode::sample) d.emplace_back("sample_rows", I(c.sample_rows));
+  d.emplace_back("variant", S(c.variant));
   return d;
 }
 

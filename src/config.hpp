@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace klmini {
@@ -64,7 +65,13 @@ Config parse_config(const std::string& deck_text, const std::string& source_name
 // Every deck key, in documentation order (used by --help and tests).
 std::vector<std::string> deck_keys();
 
-// The resolved deck as TOML-like "key = value" lines (for the report and JSON).
-std::vector<std::pair<std::string, std::string>> describe(const Config& c);
+// A deck value as a deck holds it: an integer, a boolean or a string.
+using DeckValue = std::variant<std::int64_t, bool, std::string>;
+// The value as a TOML literal: 3, true, "text" (quotes and backslashes escaped).
+std::string toml_literal(const DeckValue& v);
+
+// The resolved deck, key by key in documentation order, with typed values (for the JSON
+// record; toml_literal gives the deck text).
+std::vector<std::pair<std::string, DeckValue>> describe(const Config& c);
 
 }  // namespace klmini

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iomanip>
 #include <sstream>
+#include <variant>
 
 #include "errors.hpp"
 #include "version.hpp"
@@ -211,12 +212,8 @@ nlohmann::json verification_json(const Verification& v) {
 
 void write_json(const Record& r, const std::string& path) {
   nlohmann::json params = nlohmann::json::object();
-  for (const auto& [key, value] : describe(r.config)) {
-    // describe() gives TOML literals; store them typed.
-    if (!value.empty() && value.front() == '"') params[key] = value.substr(1, value.size() - 2);
-    else if (value == "true" || value == "false") params[key] = value == "true";
-    else params[key] = std::stoll(value);
-  }
+  for (const auto& [key, value] : describe(r.config))
+    std::visit([&params, &k = key](const auto& v) { params[k] = v; }, value);
   params["backend"] = r.backend;
   params["ranks"] = r.ranks;
   nlohmann::json results = nlohmann::json::array();
