@@ -1,5 +1,4 @@
 // Decks and --set overrides: every key, every way to get one wrong.
-
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
