@@ -55,13 +55,29 @@ def vocab_figure(by_variant, peers, column, draw, ylabel, title, ceiling=None):
     return fig, ax
 
 
+# What makes two rows the same line: the variant, and the dtype and precision when a CSV holds
+# several (CSVs from before those columns existed are fp32, fast).
+SERIES_FIELDS = ("variant", "dtype", "precision")
+
+
+def series(r):
+    name = r["variant"]
+    if r.get("dtype", "fp32") != "fp32":
+        name += " " + r["dtype"]
+    if r.get("precision", "fast") == "exact":
+        name += " exact"
+    return name
+
+
 def vocab_plots(rows, peers, out, backend):
     by_variant = collections.defaultdict(list)
     ceiling = {}
     for r in rows:
         v = int(r["vocab"])
-        by_variant[r["variant"]].append((v, float(r["median_s"]), float(r["GBps"])))
-        ceiling[v] = float(r["ceiling_GBps"])
+        by_variant[series(r)].append((v, float(r["median_s"]), float(r["GBps"])))
+        # The line drawn is the fp32 read ceiling (other dtypes and the copy ceiling are in the CSV).
+        if r.get("ceiling", "read") == "read" and r.get("dtype", "fp32") == "fp32":
+            ceiling[v] = float(r["ceiling_GBps"])
     if len({v for pts in by_variant.values() for v, _, _ in pts}) < 2:
         return []
     tokens = rows[0]["tokens"]
@@ -69,7 +85,7 @@ def vocab_plots(rows, peers, out, backend):
                           f"KL-div loss, tokens {tokens}, {backend}")
     written = [save(fig, os.path.join(out, f"vocab_time_{backend}.png"))]
     fig, ax = vocab_figure(by_variant, peers, lambda p: p[2], lambda ax: ax.plot,
-                           "GB/s (2 x tokens x vocab x 4 B / time)", f"Achieved bandwidth, tokens {tokens}, {backend}",
+                           "GB/s (bytes moved / time)", f"Achieved bandwidth, tokens {tokens}, {backend}",
                            ceiling=ceiling)
     ax.set_ylim(bottom=0)
     written.append(save(fig, os.path.join(out, f"vocab_bandwidth_{backend}.png")))
@@ -84,7 +100,7 @@ def dedupe(rows, fields):
     """Rows measured more than once (a rerun, two sweeps): keep the run with the median time."""
     groups = collections.defaultdict(list)
     for r in rows:
-        groups[tuple(r[f] for f in fields)].append(r)
+        groups[tuple(r.get(f, "") for f in fields)].append(r)
     kept = []
     for group in groups.values():
         group.sort(key=lambda r: float(r["median_s"]))
@@ -99,7 +115,7 @@ def vocab_subset(rows):
     tokens = most_common(rows, "tokens")
     rows = [r for r in rows if r["tokens"] == tokens]
     conc = max(int(r["concurrency"]) for r in rows)
-    return dedupe([r for r in rows if int(r["concurrency"]) == conc], ("variant", "vocab"))
+    return dedupe([r for r in rows if int(r["concurrency"]) == conc], SERIES_FIELDS + ("vocab",))
 
 
 def scaling_plot(rows, out, backend, key, label, filename):
@@ -114,10 +130,10 @@ def scaling_plot(rows, out, backend, key, label, filename):
     size, values = max(by_size.items(), key=lambda kv: len(kv[1]))
     if len(values) < 2:
         return []
-    rows = dedupe([r for r in rows if (r["tokens"], r["vocab"]) == size], ("variant", key))
+    rows = dedupe([r for r in rows if (r["tokens"], r["vocab"]) == size], SERIES_FIELDS + (key,))
     pts = collections.defaultdict(dict)
     for r in rows:
-        pts[r["variant"]][int(r[key])] = (float(r["median_s"]), float(r["GBps"]), float(r["ceiling_GBps"]))
+        pts[series(r)][int(r[key])] = (float(r["median_s"]), float(r["GBps"]), float(r["ceiling_GBps"]))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
     for name, p in sorted(pts.items()):
         xs = sorted(p)
