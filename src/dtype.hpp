@@ -101,6 +101,27 @@ KOKKOS_INLINE_FUNCTION bf16 from_double<bf16>(double x) { return to_bf16(static_
 template <>
 KOKKOS_INLINE_FUNCTION fp16 from_double<fp16>(double x) { return to_fp16(static_cast<float>(x)); }
 
+// Rounding bounds of each type, for checks on values that were rounded into it: the unit
+// roundoff u (relative error of a normal number) and half the spacing of its subnormals
+// (the absolute error below its normal range).
+template <class T>
+struct RoundingBounds;
+template <>
+struct RoundingBounds<float> {
+  static constexpr double unit = 5.9604644775390625e-08;     // 2^-24
+  static constexpr double subnormal = 7.006492321624085e-46;  // 2^-150
+};
+template <>
+struct RoundingBounds<bf16> {
+  static constexpr double unit = 0.00390625;                   // 2^-8
+  static constexpr double subnormal = 4.591774807899561e-41;  // 2^-134
+};
+template <>
+struct RoundingBounds<fp16> {
+  static constexpr double unit = 0.00048828125;              // 2^-11
+  static constexpr double subnormal = 2.98023223876953125e-08;  // 2^-25
+};
+
 // The .npy descr that holds each type: bf16 has no NumPy dtype, so its raw bits are '<u2'.
 template <class T>
 constexpr const char* npy_descr();

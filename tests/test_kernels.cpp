@@ -520,3 +520,28 @@ TEST_CASE("dtype = bf16 and fp16: generated in the dtype, read from '<u2' and '<
   CHECK(bf16_loss != fp32_loss);
   CHECK(std::fabs(bf16_loss - fp32_loss) < 0.05 * std::fabs(fp32_loss));
 }
+
+TEST_CASE("validation allows the input dtype's rounding: generated bf16 and fp16 rows pass, bad rows still fail") {
+  for (const auto dtype : {klmini::DType::bf16, klmini::DType::fp16}) {
+    for (const std::int64_t vocab : {16, 64, 1000}) {
+      for (const bool log_target : {false, true}) {
+        klmini::Config c = small_config(64, vocab);
+        c.dtype = dtype;
+        c.log_target = log_target;
+        c.validate = true;
+        c.variant = "fused";
+        INFO(klmini::to_string(dtype) << " vocab " << vocab << (log_target ? " log_target" : ""));
+        CHECK_NOTHROW(klmini::run(c));  // before the fix, bf16 lp rows failed at 1e-3
+      }
+    }
+  }
+  // A row off by 20% is still caught in bf16.
+  klmini::Config c = small_config(4, 64);
+  c.dtype = klmini::DType::bf16;
+  const auto p = klmini::make_problem<Space, klmini::bf16>(c, 0, c.tokens);
+  auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.t);
+  t(2, 5) = klmini::to_bf16(klmini::to_float(t(2, 5)) + 0.2f);
+  Kokkos::deep_copy(p.t, t);
+  REQUIRE_THROWS_WITH(klmini::validate_inputs(p, 0, klmini::Comm::world()),
+                      Catch::Matchers::ContainsSubstring("1 row(s)") && Catch::Matchers::ContainsSubstring("row 2: targets sum to"));
+}
