@@ -499,6 +499,17 @@ void check_16_bit_inputs(klmini::DType dtype) {
   const klmini::Record from_files = klmini::run(c);
   CHECK(from_files.results.front().verification.passed);
   CHECK(from_files.loss == generated.loss);
+  // The term matrix of 16-bit inputs (fp32 output), element by element.
+  klmini::Config none = c;
+  none.input = klmini::InputKind::generate;
+  none.log_probs.clear();
+  none.targets.clear();
+  none.reduction = klmini::Reduction::none;
+  none.variant = "fused";
+  const klmini::Record terms = klmini::run(none);
+  CHECK(terms.results.front().variant == "terms");
+  INFO(terms.results.front().verification.detail);
+  CHECK(terms.results.front().verification.passed);
   c.dtype = klmini::DType::fp32;  // the files are not fp32: a clear error naming the dtype
   REQUIRE_THROWS_WITH(klmini::run(c), Catch::Matchers::ContainsSubstring(lp_path) &&
                                           Catch::Matchers::ContainsSubstring("set the deck's dtype to"));

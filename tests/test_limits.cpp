@@ -37,6 +37,24 @@ TEST_CASE("the memory estimate counts every array a run allocates") {
   CHECK(klmini::estimate_memory(c, 1000, true).space_bytes == 4 * m);  // + the gradient
 }
 
+TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 copies for the reference") {
+  klmini::Config c;
+  c.tokens = 1000;
+  c.vocab = 250;
+  c.dtype = klmini::DType::bf16;
+  const double m = 1000.0 * 250 * 4;  // one fp32 matrix
+  const auto host = klmini::estimate_memory(c, 1000, true);
+  CHECK(host.space_bytes == m);       // lp and t at 2 bytes each
+  CHECK(host.host_bytes == 2 * m);    // the reference reads fp32 copies
+  const auto device = klmini::estimate_memory(c, 1000, false);
+  CHECK(device.space_bytes == m);
+  CHECK(device.host_bytes == 2 * m + m / 2);  // fp32 copies, and one input staged for conversion
+  c.gradient = true;
+  CHECK(klmini::estimate_memory(c, 1000, false).space_bytes == 2 * m);  // + the fp32 gradient
+  c.verify = klmini::VerifyMode::off;
+  CHECK(klmini::estimate_memory(c, 1000, true).host_bytes == 0.0);
+}
+
 TEST_CASE("a run that does not fit is refused with the shape and the sizes") {
   klmini::Config c;
   c.tokens = 1 << 20;
