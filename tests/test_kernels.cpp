@@ -510,6 +510,15 @@ void check_16_bit_inputs(klmini::DType dtype) {
   CHECK(terms.results.front().variant == "terms");
   INFO(terms.results.front().verification.detail);
   CHECK(terms.results.front().verification.passed);
+  // Sampled verification copies single rows of 16-bit matrices to the host.
+  klmini::Config sampled = none;
+  sampled.reduction = klmini::Reduction::batchmean;
+  sampled.verify = klmini::VerifyMode::sample;
+  sampled.sample_rows = 3;
+  const klmini::Record s = klmini::run(sampled);
+  INFO(s.results.front().verification.detail);
+  CHECK(s.results.front().verification.passed);
+  CHECK(s.results.front().verification.rows_checked == 3);
   c.dtype = klmini::DType::fp32;  // the files are not fp32: a clear error naming the dtype
   REQUIRE_THROWS_WITH(klmini::run(c), Catch::Matchers::ContainsSubstring(lp_path) &&
                                           Catch::Matchers::ContainsSubstring("set the deck's dtype to"));
