@@ -98,10 +98,7 @@ void add_exact_size(const std::string& backend, const Shape& s) {
   using namespace klmini::variants;
   static Kokkos::View<double*, typename Space::memory_space> table;
   static const bool made = [] {
-    const auto host = klmini::math::exact_log_table<Bits>();
-    table = decltype(table)("bench::exact_log_table", host.size());
-    Kokkos::deep_copy(table, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                 host.data(), host.size()));
+    table = exact_log_table_in<typename Space::memory_space, Bits>();
     releases.emplace_back([] { table = {}; });
     return true;
   }();

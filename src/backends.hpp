@@ -26,7 +26,8 @@ std::string kokkos_backends();
 inline constexpr Precision kCudaDefaultPrecision = Precision::fast;
 Precision default_precision(const std::string& backend);
 
-// Runs the deck (its precision resolved for the backend); `announce` sees the record's header fields before the timing starts.
+// Runs the deck (its precision resolved for the backend); `announce` sees the record's header
+// fields before the timing starts.
 Record run(const Config& config, const std::function<void(const Record&)>& announce = {});
 
 }  // namespace klmini

@@ -86,11 +86,10 @@ KOKKOS_INLINE_FUNCTION double log1p_tail(double r) {
   return p;
 }
 
-// ln(x) for x >= +0 and finite: exact_log's arithmetic without its special values (+0 gives
-// -150 ln2, a finite number, where ln gives -inf). `table` is exact_log_table<TableBits>()'s
+// ln(x) for every fp32 x, special values included. `table` is exact_log_table<TableBits>()'s
 // data, in memory the caller's space can read.
 template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree>
-KOKKOS_INLINE_FUNCTION double exact_log_nonnegative(float x, const double* table) {
+KOKKOS_INLINE_FUNCTION double exact_log(float x, const double* table) {
   constexpr float kMinNormal = 1.17549435e-38f;
   constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 with its low 32 bits clear: e * kLn2Hi is exact
   constexpr double kLn2Lo = 1.90821492927058770002e-10;  // ln 2 - kLn2Hi
@@ -119,13 +118,7 @@ KOKKOS_INLINE_FUNCTION double exact_log_nonnegative(float x, const double* table
   const ExactLogEntry entry = load_entry(table, i);
   const double r = m * entry.c - 1.0;  // exact: a 48-bit product
   const double log1p_r = r + (r * r) * log1p_tail<Degree>(r);  // r - r^2/2 + r^3/3 - ... to r^Degree
-  return ed * kLn2Hi + ((entry.minus_log_c + log1p_r) + ed * kLn2Lo);
-}
-
-// ln(x) for every fp32 x, special values included.
-template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree>
-KOKKOS_INLINE_FUNCTION double exact_log(float x, const double* table) {
-  const double result = exact_log_nonnegative<TableBits, Degree>(x, table);
+  const double result = ed * kLn2Hi + ((entry.minus_log_c + log1p_r) + ed * kLn2Lo);
   // Special values, as selects so that host loops stay vectorizable; constants from their bits
   // (std::numeric_limits is host-only code for nvcc).
   const double inf = double_from_bits(0x7ff0000000000000ull), nan = double_from_bits(0x7ff8000000000000ull);

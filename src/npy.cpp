@@ -132,7 +132,10 @@ NpyHeader parse_npy_header_dict(const std::string& path, const std::string& dict
   return DictParser(path, dict).parse();
 }
 
+namespace {
+// Bytes per element of the dtypes check_npy_bytes accepts ('<f4', '<f2', '<u2').
 std::int64_t npy_item_bytes(const std::string& descr) { return descr == "<f4" ? 4 : 2; }
+}  // namespace
 
 NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_t size, std::int64_t file_size,
                           std::int64_t rows, std::int64_t cols, const std::string& descr) {

@@ -88,11 +88,8 @@ Problem<Space, T> make_problem(const Config& c, std::int64_t row_begin, std::int
     generate_softmax_rows<Space>(p.t, row_begin, c.vocab, c.seed, Stream::targets, c.log_target);
   }
   if (c.precision == Precision::exact) {
-    const std::vector<double> table = math::exact_log_table();
     p.exact = true;
-    p.log_table = decltype(p.log_table)("klmini::exact_log_table", table.size());
-    Kokkos::deep_copy(p.log_table, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                       table.data(), table.size()));
+    p.log_table = variants::exact_log_table_in<typename Space::memory_space>();
   }
   Space().fence();
   return p;

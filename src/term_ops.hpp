@@ -4,6 +4,8 @@
 // bandwidth ceiling's plain read and the benchmark's alternative log.
 #pragma once
 
+#include <vector>
+
 #include "exact_log.hpp"
 #include "problem.hpp"
 #include "semantics.hpp"
@@ -51,6 +53,16 @@ struct ReadOp {
   using value_type = float;
   KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return t + lp; }
 };
+
+// exact_log_table<TableBits>() copied into a memory space, for KlTermExactOp's `table`.
+template <class MemorySpace, int TableBits = math::kExactLogTableBits>
+Kokkos::View<double*, MemorySpace> exact_log_table_in() {
+  const std::vector<double> host = math::exact_log_table<TableBits>();
+  Kokkos::View<double*, MemorySpace> table("klmini::exact_log_table", host.size());
+  Kokkos::deep_copy(table, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               host.data(), host.size()));
+  return table;
+}
 
 // Calls f(op) with the term Op of the problem's precision and target form.
 template <class Space, class T, class F>

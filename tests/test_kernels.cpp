@@ -309,10 +309,7 @@ TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference
   check_launch_shapes<float>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::fp32);
   check_launch_shapes<klmini::bf16>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::bf16);
   check_launch_shapes<klmini::fp16>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::fp16);
-  const auto table = klmini::math::exact_log_table();
-  Kokkos::View<double*, typename Space::memory_space> device_table("table", table.size());
-  Kokkos::deep_copy(device_table, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                      table.data(), table.size()));
+  const auto device_table = exact_log_table_in<typename Space::memory_space>();
   check_launch_shapes<float>(KlTermExactOp<false>{device_table.data()}, klmini::kExactTermTolerance, klmini::DType::fp32);
   check_launch_shapes<klmini::bf16>(KlTermExactOp<false>{device_table.data()}, klmini::kExactTermTolerance,
                                     klmini::DType::bf16);
