@@ -14,6 +14,7 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, bool host_memory)
   const double input = double(rows) * double(c.vocab) * double(element_bytes(c.dtype));
   MemoryNeed need;
   need.space_bytes = 2.0 * input;                               // lp and t
+  if (!host_memory) need.space_bytes += kTimerFlushBytes;      // the timer's L2 flush
   if (c.reduction == Reduction::none) need.space_bytes += matrix;  // the term matrix
   if (c.gradient) need.space_bytes += matrix;                  // d(loss)/d(lp)
   if (c.log_target && (c.variant == "all" || c.variant == "kokkos_kernels"))

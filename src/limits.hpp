@@ -9,6 +9,10 @@
 
 namespace klmini {
 
+// The buffer a device's KernelTimer zeroes before each timed run (timer.hpp): larger than any
+// L2 cache, as triton.testing.do_bench's.
+inline constexpr double kTimerFlushBytes = 256.0 * 1024 * 1024;
+
 struct MemoryNeed {
   double space_bytes = 0.0;  // in the execution space's memory
   double host_bytes = 0.0;   // extra host memory (copies for the reference, output, file input)

@@ -12,6 +12,7 @@ namespace klmini {
 
 struct TimingStats {
   double median_s = 0.0, min_s = 0.0, max_s = 0.0;
+  int uncovered = 0;  // timed runs whose host-side launch may be in the time (KernelTimer::uncovered)
 };
 
 // Median, minimum and maximum of a list of times (median of an even count: mean of the middle two).

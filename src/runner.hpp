@@ -173,7 +173,9 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
     values.push_back(comm.sum(local));
   }
   if (local_times) *local_times = mine;
-  return summarize(times);
+  TimingStats stats = summarize(times);
+  stats.uncovered = comm.size() == 1 ? timer.uncovered() : 0;
+  return stats;
 }
 
 inline ReferenceSummary sum_over_ranks(const ReferenceSummary& r, const Comm& comm) {

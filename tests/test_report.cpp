@@ -88,6 +88,20 @@ TEST_CASE("the results block has the table, the loss line, the FOM and the verdi
   CHECK(failed.verification_failed());
 }
 
+TEST_CASE("timed runs whose launch the L2 flush did not cover are named, and only those") {
+  auto r = sample_record(0.125);
+  std::ostringstream clean;
+  klmini::print_results(r, clean);
+  CHECK_THAT(clean.str(), !ContainsSubstring("note:"));
+  r.results[0].time.uncovered = 3;
+  r.ceiling.uncovered = 1;
+  std::ostringstream noted;
+  klmini::print_results(r, noted);
+  CHECK_THAT(noted.str(), ContainsSubstring("note: fused: 3 of " + std::to_string(r.config.repeats) + " timed runs"));
+  CHECK_THAT(noted.str(), ContainsSubstring("note: ceiling_read: 1 of"));
+  CHECK_THAT(noted.str(), !ContainsSubstring("note: ceiling_copy"));
+}
+
 TEST_CASE("JSON holds parameters, loss (null when not finite), results, verification, provenance") {
   const std::string path = temp_path("a.json");
   klmini::write_json(sample_record(0.125), path);
@@ -101,6 +115,7 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
   for (const char* key : {"variant", "median_s", "min_s", "max_s", "GBps", "fraction_of_ceiling"})
     CHECK(j["results"][0].contains(key));
   CHECK(j["results"][0]["median_s"] == 4e-6);
+  CHECK(j["results"][0]["uncovered_launches"] == 0);
   CHECK(j["verification"]["mode"] == "full");
   CHECK(j["verification"]["passed"] == true);
   CHECK(j["verification"]["relative_error"] == 1.25e-9);
