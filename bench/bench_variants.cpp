@@ -7,6 +7,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstring>
 #include <functional>
 #include <memory>
 
@@ -47,14 +48,25 @@ const klmini::Problem<Space>& problem_for(const Shape& shape) {
 }
 
 template <class Space>
-void add(const std::string& backend, const std::string& name, const Shape& shape, Kernel<Space> kernel) {
+klmini::KernelTimer<Space> make_timer(bool flush) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) return klmini::KernelTimer<Space>(flush);
+#endif
+  (void)flush;
+  return klmini::KernelTimer<Space>();
+}
+
+// `flush`: KernelTimer's L2 flush before each start (the product's timing), or none.
+template <class Space>
+void add(const std::string& backend, const std::string& name, const Shape& shape, Kernel<Space> kernel,
+         bool flush = true) {
   const std::string label =
       backend + "/" + name + "/" + std::to_string(shape.first) + "x" + std::to_string(shape.second);
   benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& state) {
     const auto& p = problem_for<Space>(shape);
     const klmini::Result<Space> result("bench::result");
     kernel(p, result);  // warm up
-    klmini::KernelTimer<Space> timer;
+    klmini::KernelTimer<Space> timer = make_timer<Space>(flush);
     for (auto _ : state) {
       timer.start();
       kernel(p, result);
@@ -91,9 +103,16 @@ struct KlTermLibmFp64Op {
   }
 };
 
+// The exact term without its regular form: every element through the special-value handling
+// (the product before the regular form; it measures what the form gains).
+struct KlTermExactGeneralOp : klmini::variants::KlTermExactOp<false> {
+  static constexpr bool has_regular_form = false;
+};
+
 // The exact log with a table of 2^Bits entries and a degree-Degree polynomial, in the product's
-// launch shape. The table lives as long as the program (released before Kokkos finalizes).
-template <class Space, int Bits, int Degree>
+// launch shape with Unroll chunks per step. The table lives as long as the program (released
+// before Kokkos finalizes).
+template <class Space, int Unroll, int Bits, int Degree>
 void add_exact_size(const std::string& backend, const Shape& s) {
   using namespace klmini::variants;
   static Kokkos::View<double*, typename Space::memory_space> table;
@@ -103,9 +122,9 @@ void add_exact_size(const std::string& backend, const Shape& s) {
     return true;
   }();
   (void)made;
-  add<Space>(backend, "grid_u2_exact_t" + std::to_string(Bits) + "d" + std::to_string(Degree), s,
+  add<Space>(backend, "grid_u" + std::to_string(Unroll) + "_exact_t" + std::to_string(Bits) + "d" + std::to_string(Degree), s,
              [](const auto& p, const auto& r) {
-               run_grid_stride<2>("b", p, r, KlTermExactOp<false, Bits, Degree>{table.data()}, device_league<Space>(),
+               run_grid_stride<Unroll>("b", p, r, KlTermExactOp<false, Bits, Degree>{table.data()}, device_league<Space>(),
                                   kDeviceTeam);
              });
 }
@@ -118,6 +137,20 @@ void add_exact_capped(const std::string& backend, const Shape& s) {
     run_grid_stride<2, Kokkos::LaunchBounds<kDeviceTeam, TeamsPerSM>>(
         "b", p, r, KlTermExactOp<false>{p.log_table.data()}, sms * TeamsPerSM, kDeviceTeam);
   });
+}
+
+// The timing method itself, on devices: the read ceiling and the product with and without the
+// timer's L2 flush, from sizes where a fixed cost per launch dominates up to the seed sizes.
+template <class Space>
+void register_timing_methods(const std::string& backend, const std::vector<Shape>& shapes) {
+  for (const Shape& s : shapes)
+    for (const bool flush : {true, false}) {
+      const std::string suffix = flush ? "" : "_noflush";
+      add<Space>(backend, "timing_read" + suffix, s,
+                 [](const auto& p, const auto& r) { klmini::variants::read_ceiling(p, r); }, flush);
+      add<Space>(backend, "timing_fused" + suffix, s,
+                 [](const auto& p, const auto& r) { klmini::variants::run_variant("fused", p, r); }, flush);
+    }
 }
 
 // Launch shapes of the fused kernel on a device: flat 16-byte chunks, interleaved or
@@ -164,9 +197,15 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     // Register caps (Kokkos::LaunchBounds<256, B>: at most 65536 / (256 B) registers) with B
     // teams per SM: the exact kernel is latency-bound at the 64 registers of half occupancy.
     add_exact_capped<Space, 6>(backend, s);
-    add_exact_capped<Space, 8>(backend, s);
-    add_exact_size<Space, 5, 10>(backend, s);
-    add_exact_size<Space, 4, 12>(backend, s);
+    add_exact_size<Space, 2, 7, 8>(backend, s);  // the default of the second session
+    add_exact_size<Space, 2, 9, 6>(backend, s);
+    add_exact_size<Space, 2, 11, 5>(backend, s);
+    add<Space>(backend, "grid_u2_exact_general", s, [](const auto& p, const auto& r) {
+      run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{p.log_table.data()}}, device_league<Space>(), kDeviceTeam);
+    });
+    add<Space>(backend, "grid_u4_exact", s, [](const auto& p, const auto& r) {
+      run_grid_stride<4>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
+    });
 
     add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
       run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
@@ -190,6 +229,7 @@ int main(int argc, char* argv[]) {
   const std::vector<Shape> seed = {{16384, 4096}, {16384, 16384}, {16384, 131072}};
   register_variants<Kokkos::Cuda>("cuda", seed);
   register_shapes<Kokkos::Cuda>("cuda", seed);
+  register_timing_methods<Kokkos::Cuda>("cuda", {{16384, 16}, {16384, 256}, {16384, 1024}, {16384, 4096}, {16384, 131072}});
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   register_variants<Kokkos::OpenMP>("openmp", {{1024, 4096}, {256, 32768}});

@@ -3,7 +3,9 @@
 
 PyTorch eager and torch.compile `kl_div(lp, t, reduction="batchmean")` on CUDA, fp32, inputs
 as in the seed benchmark (lp = log_softmax(randn), t = softmax(randn)), timed with CUDA events
-(triton.testing.do_bench, median), plus a plain `lp.sum() + t.sum()` read of the same bytes and
+the way klmini times itself (median; before each run a read of a 256 MiB buffer evicts L2 and
+keeps the GPU busy while the host enqueues: triton.testing.do_bench's method, with a read
+instead of its write, whose dirty lines the timed kernel would pay for), plus a plain `lp.sum() + t.sum()` read of the same bytes and
 a device-to-device copy as bandwidth references. --dtype bf16 runs the peers on bf16 inputs
 (rounded from the same fp32 data; fp64 reference on the rounded values); --backward times the
 loss and its gradient (torch.autograd.grad of the loss with respect to lp) instead of the loss
@@ -17,6 +19,24 @@ a sum), written for this comparison. Writes one CSV row per (vocab, peer).
 import argparse
 import csv
 import sys
+
+
+def time_cuda(torch, fn, warmup=100, reps=500):
+    """Median milliseconds of fn() over reps runs, as klmini's KernelTimer on Cuda: before each
+    start event the stream reads a 256 MiB buffer (clean L2 eviction, the GPU kept busy while
+    the host enqueues fn); every run is queued before the one synchronization."""
+    flush = torch.zeros(256 * 1024 * 1024 // 8, dtype=torch.int64, device="cuda")
+    for _ in range(warmup):
+        fn()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for start, end in events:
+        flush.sum()
+        start.record()
+        fn()
+        end.record()
+    torch.cuda.synchronize()
+    times = sorted(start.elapsed_time(end) for start, end in events)
+    return times[len(times) // 2] if len(times) % 2 else 0.5 * (times[len(times) // 2 - 1] + times[len(times) // 2])
 
 
 def main() -> int:
@@ -34,7 +54,6 @@ def main() -> int:
     try:
         import torch
         import torch.nn.functional as F
-        from triton.testing import do_bench
     except ImportError as e:  # the peers need PyTorch and Triton; say so instead of a traceback
         print(f"peers.py: {e}: PyTorch with CUDA and Triton are needed", file=sys.stderr)
         return 2
@@ -94,14 +113,14 @@ def main() -> int:
             nbytes = 2 * lp.numel() * lp.element_size() + lp.numel() * 4  # two reads, one gradient written
         for name, fn in peers:
             value = fn(lp, t).item()
-            ms = do_bench(lambda: fn(lp, t), warmup=100, rep=500, return_mode="median")
+            ms = time_cuda(torch, lambda: fn(lp, t))
             rel = abs(value - ref) / abs(ref) if name != "read_sum" else float("nan")
             rows.append(dict(peer=name, dtype=args.dtype, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=nbytes,
                              GBps=nbytes / (ms * 1e-3) / 1e9, relative_error=rel))
             print(f"{name:15s} vocab {vocab:7d}: {ms * 1e3:10.1f} us  {nbytes / (ms * 1e-3) / 1e12:5.2f} TB/s"
                   + (f"  rel.err {rel:.2e}" if name != "read_sum" else ""), flush=True)
         dst = torch.empty_like(lp.detach())
-        ms = do_bench(lambda: dst.copy_(lp.detach()), warmup=100, rep=500, return_mode="median")
+        ms = time_cuda(torch, lambda: dst.copy_(lp.detach()))
         copy_bytes = 2 * lp.numel() * lp.element_size()  # read + write
         rows.append(dict(peer="d2d_copy", dtype=args.dtype, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=copy_bytes,
                          GBps=copy_bytes / (ms * 1e-3) / 1e9, relative_error=float("nan")))

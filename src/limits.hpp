@@ -9,7 +9,7 @@
 
 namespace klmini {
 
-// The buffer a device's KernelTimer zeroes before each timed run (timer.hpp): larger than any
+// The buffer a device's KernelTimer reads before each timed run (timer.hpp): larger than any
 // L2 cache, as triton.testing.do_bench's.
 inline constexpr double kTimerFlushBytes = 256.0 * 1024 * 1024;
 

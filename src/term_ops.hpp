@@ -29,12 +29,21 @@ struct ExactLog {
     return math::exact_log<TableBits, Degree>(static_cast<float>(x), table);
   }
 };
+// Besides the term of any (t, lp), it offers the chunked kernels (sum_chunks) a form for
+// `regular` elements, a positive normal t, that skips every special-value case: t log t needs
+// no zero case and the log none of its own. The two forms differ only in fp64 rounding.
 template <bool LogTarget, int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree>
 struct KlTermExactOp {
   using value_type = double;
+  static constexpr bool has_regular_form = !LogTarget;
   const double* table;
   KOKKOS_INLINE_FUNCTION double operator()(float t, float lp) const {
     return kl_term_with(ExactLog<TableBits, Degree>{table}, double(t), double(lp), LogTarget);
+  }
+  static KOKKOS_INLINE_FUNCTION bool regular(float t, float /*lp*/) { return math::positive_normal(t); }
+  // t (log t - lp): xlogy(t, t) - t lp for t > 0.
+  KOKKOS_INLINE_FUNCTION double regular_term(float t, float lp) const {
+    return double(t) * (math::exact_log_normal<TableBits, Degree>(t, table) - double(lp));
   }
 };
 

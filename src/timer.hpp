@@ -1,15 +1,16 @@
 // Times one kernel launch on an execution space. On Cuda it records CUDA events on the
-// space's stream around the launch, the way the peers' numbers are taken
-// (triton.testing.do_bench): before each start the stream zeroes a 256 MiB buffer, which evicts
-// the inputs from L2 and keeps the GPU busy while the host enqueues the kernel. Without that the
-// start event fires on an idle stream, and the host's launch cost (about 10 us for a Kokkos
-// reduction) is timed as if the GPU were working on it. A run whose launch the flush may not
-// have covered is counted (uncovered()), so that the report can say so. On host spaces it
-// fences and reads a wall clock. Every CUDA call is checked.
+// space's stream around the launch, and before each start the stream reads a 256 MiB buffer:
+// that evicts the inputs from L2 (as triton.testing.do_bench's zeroing of a buffer does) and
+// keeps the GPU busy while the host enqueues the kernel, so that the host's launch cost stays
+// out of the time. A read, not do_bench's write: a write leaves L2 full of dirty lines whose
+// write-back the timed kernel then pays (6 us at 536 MB on an H200, docs/PERFORMANCE.md).
+// A run whose launch the flush may not have covered is counted (uncovered()), so that the
+// report can say so. On host spaces it fences and reads a wall clock. Every CUDA call is checked.
 #pragma once
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -42,9 +43,9 @@ inline void check_cuda(cudaError_t e, const char* what) {
 template <>
 class KernelTimer<Kokkos::Cuda> {
  public:
-  KernelTimer()
-      : flush_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::timer_flush"),
-               static_cast<std::size_t>(kTimerFlushBytes)) {
+  // flush = false: the start event on an idle stream, for the benchmark's comparison of methods.
+  explicit KernelTimer(bool flush = true)
+      : flush_("klmini::timer_flush", flush ? static_cast<std::size_t>(kTimerFlushBytes) / sizeof(std::uint64_t) : 0) {
     for (cudaEvent_t* e : {&flush_begin_, &begin_, &end_}) check_cuda(cudaEventCreate(e), "cudaEventCreate");
   }
   ~KernelTimer() {
@@ -57,7 +58,13 @@ class KernelTimer<Kokkos::Cuda> {
     const cudaStream_t stream = Kokkos::Cuda().cuda_stream();
     host_.reset();
     check_cuda(cudaEventRecord(flush_begin_, stream), "cudaEventRecord");
-    check_cuda(cudaMemsetAsync(flush_.data(), 0, flush_.size(), stream), "cudaMemsetAsync (L2 flush)");
+    if (flush_.size() > 0) {
+      const auto buffer = flush_;
+      Kokkos::parallel_reduce(
+          "klmini::timer_flush",
+          Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<std::int64_t>>(0, std::int64_t(buffer.size())),
+          KOKKOS_LAMBDA(const std::int64_t i, std::uint64_t& sum) { sum += buffer(i); }, sink_);
+    }
     check_cuda(cudaEventRecord(begin_, stream), "cudaEventRecord");
   }
   double stop() {
@@ -70,13 +77,14 @@ class KernelTimer<Kokkos::Cuda> {
     float flush_ms = 0.0f, ms = 0.0f;
     check_cuda(cudaEventElapsedTime(&flush_ms, flush_begin_, begin_), "cudaEventElapsedTime");
     check_cuda(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
-    if (enqueued_s >= flush_ms * 1e-3) ++uncovered_;
+    if (flush_.size() > 0 && enqueued_s >= flush_ms * 1e-3) ++uncovered_;
     return ms * 1e-3;
   }
   int uncovered() const { return uncovered_; }  // runs whose launch may have been timed
 
  private:
-  Kokkos::View<unsigned char*, Kokkos::CudaSpace> flush_;
+  Kokkos::View<std::uint64_t*, Kokkos::CudaSpace> flush_;
+  Kokkos::View<std::uint64_t, Kokkos::CudaSpace> sink_{"klmini::timer_flush_sum"};  // on the device: no wait
   cudaEvent_t flush_begin_{}, begin_{}, end_{};
   Kokkos::Timer host_;
   int uncovered_ = 0;

@@ -315,6 +315,51 @@ TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference
                                     klmini::DType::bf16);
 }
 
+TEST_CASE("exact terms: a step of regular targets takes the regular form, any other step the general one") {
+  using namespace klmini::variants;
+  const std::vector<double> table = klmini::math::exact_log_table();
+  const KlTermExactOp<false> op{table.data()};
+  std::mt19937 gen(20261202);
+  std::uniform_real_distribution<float> target(1e-7f, 1.0f), log_prob(-30.0f, 0.0f);
+  Chunk<float> lp[4], t[4];
+  for (int c = 0; c < 4; ++c)
+    for (int k = 0; k < 4; ++k) {
+      lp[c].v[k] = log_prob(gen);
+      t[c].v[k] = target(gen);
+    }
+  // Item 1 of a two-step shape reads chunks 1 and 3 (stride 2), item 0 chunks 0 and 2.
+  auto chunk_reference = [&](int c) {
+    double sum = 0.0;
+    for (int k = 0; k < 4; ++k) sum += klmini::kl_term(double(t[c].v[k]), double(lp[c].v[k]), false);
+    return sum;
+  };
+  auto reference = [&](int first) { return chunk_reference(first) + chunk_reference(first + 2); };
+  const double regular = sum_chunks<2>(op, lp, t, 1, 2, 4);
+  CHECK(sum_chunks<2, false>(op, lp, t, 1, 2, 4) == regular);  // the unchecked step: the same sums
+  CHECK(std::fabs(regular - reference(1)) <= 1e-15 * std::fabs(reference(1)));
+  CHECK(std::fabs(sum_chunks<2>(op, lp, t, 0, 2, 4) - reference(0)) <= 1e-15 * std::fabs(reference(0)));
+  // One target that is not a positive normal number sends the whole step to the general form.
+  for (const float special : {0.0f, -0.0f, 1e-40f, 1.4e-45f, -0.5f, NAN, INFINITY}) {
+    INFO("t = " << special);
+    t[3].v[2] = special;
+    const double got = sum_chunks<2>(op, lp, t, 1, 2, 4), want = reference(1);
+    if (std::isnan(want)) {
+      CHECK(std::isnan(got));
+    } else if (std::isinf(want)) {
+      CHECK(got == want);
+    } else {
+      CHECK(std::fabs(got - want) <= 1e-15 * std::fabs(want));
+    }
+  }
+  t[3].v[2] = 0.25f;
+  lp[3].v[1] = -INFINITY;  // regular targets still propagate a log-probability of -inf
+  CHECK(sum_chunks<2>(op, lp, t, 1, 2, 4) == INFINITY);
+  lp[3].v[1] = NAN;
+  CHECK(std::isnan(sum_chunks<2>(op, lp, t, 1, 2, 4)));
+  // A step past the end reads nothing from there.
+  CHECK(std::fabs(sum_chunks<2>(op, lp, t, 0, 2, 2) - chunk_reference(0)) <= 1e-15 * std::fabs(chunk_reference(0)));
+}
+
 TEST_CASE("the kernels' fp32 log is within 3 ulp of fp64 and keeps log's special values") {
   // Compiled with the kernels' flags (-fno-trapping-math, the host ISA), as the kernels are.
   double worst = 0.0;
@@ -507,15 +552,24 @@ void check_16_bit_inputs(klmini::DType dtype) {
   CHECK(terms.results.front().variant == "terms");
   INFO(terms.results.front().verification.detail);
   CHECK(terms.results.front().verification.passed);
-  // Sampled verification copies single rows of 16-bit matrices to the host.
+  // Sampled verification copies single rows of 16-bit matrices to the host, widened to fp32:
+  // the same values as the whole matrix's conversion.
+  const std::vector<std::int64_t> some_rows = {1, 4, 5};
+  const auto picked = klmini::rows_on_host(p.t, some_rows);
+  const auto every = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
+  for (std::size_t k = 0; k < some_rows.size(); ++k)
+    for (std::int64_t j = 0; j < c.vocab; ++j)
+      REQUIRE(picked.data[k * c.vocab + j] == every.data[some_rows[k] * c.vocab + j]);
+  // A sampled run: 5 of the 6 rows (an estimate from fewer rows has too few degrees of
+  // freedom for its 6-sigma bound to mean much).
   klmini::Config sampled = none;
   sampled.reduction = klmini::Reduction::batchmean;
   sampled.verify = klmini::VerifyMode::sample;
-  sampled.sample_rows = 3;
+  sampled.sample_rows = 5;
   const klmini::Record s = klmini::run(sampled);
   INFO(s.results.front().verification.detail);
   CHECK(s.results.front().verification.passed);
-  CHECK(s.results.front().verification.rows_checked == 3);
+  CHECK(s.results.front().verification.rows_checked == 5);
   c.dtype = klmini::DType::fp32;  // the files are not fp32: a clear error naming the dtype
   REQUIRE_THROWS_WITH(klmini::run(c), Catch::Matchers::ContainsSubstring(lp_path) &&
                                           Catch::Matchers::ContainsSubstring("set the deck's dtype to"));

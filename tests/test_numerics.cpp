@@ -145,8 +145,9 @@ double exact_log_worst_ulp(std::uint32_t step) {
 TEST_CASE("exact_log: within 2 fp64 ulp of libm's log over every binade, special values as log's") {
   exact_log_worst_ulp<klmini::math::kExactLogTableBits, klmini::math::kExactLogDegree>(997);
   // The other table and polynomial sizes the benchmark compares.
-  exact_log_worst_ulp<5, 10>(7919);
-  exact_log_worst_ulp<4, 12>(7919);
+  exact_log_worst_ulp<7, 8>(7919);
+  exact_log_worst_ulp<9, 6>(7919);
+  exact_log_worst_ulp<11, 5>(7919);
 
   const std::vector<double> table = klmini::math::exact_log_table();
   // Next to 1, where log(x) is small and only a relative error bound means anything.
@@ -162,4 +163,16 @@ TEST_CASE("exact_log: within 2 fp64 ulp of libm's log over every binade, special
   CHECK(std::isnan(klmini::math::exact_log(NAN, table.data())));
   CHECK(klmini::math::exact_log(INFINITY, table.data()) == INFINITY);
   CHECK(klmini::math::exact_log(1.4e-45f, table.data()) == std::log(double(1.4e-45f)));  // the smallest subnormal
+}
+
+TEST_CASE("exact_log_normal: exact_log's value on exactly the positive normal fp32 numbers") {
+  using klmini::math::positive_normal;
+  for (const float x : {1.17549435e-38f, 1.0f, 0.75f, 3.0e38f, 3.4028235e38f}) CHECK(positive_normal(x));
+  for (const float x : {0.0f, -0.0f, 1.1754942e-38f, 1.4e-45f, -1.0f, -1.17549435e-38f, INFINITY, -INFINITY, NAN})
+    CHECK_FALSE(positive_normal(x));
+  const std::vector<double> table = klmini::math::exact_log_table();
+  for (std::uint32_t bits = 0x00800000u; bits < 0x7f800000u; bits += 4099) {  // same bits, same operations
+    const float x = float_of(bits);
+    REQUIRE(klmini::math::exact_log_normal(x, table.data()) == klmini::math::exact_log(x, table.data()));
+  }
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "../problem.hpp"
 #include "../term_ops.hpp"
@@ -43,27 +44,52 @@ struct alignas(16) Chunk {
   T v[lanes];
 };
 
+// Whether an Op offers a cheaper form for regular elements (KlTermExactOp).
+template <class Op, class = void>
+struct HasRegularForm {
+  static constexpr bool value = false;
+};
+template <class Op>
+struct HasRegularForm<Op, std::void_t<decltype(Op::has_regular_form)>> {
+  static constexpr bool value = Op::has_regular_form;
+};
+
 // The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
 // (those before `end`). All loads first, then the math, so that the loads are independent and
 // overlap in flight. A chunk's terms are summed in Op::value_type before the fp64 accumulation
 // (for fp32 terms, a rounding of the same order as one term's, inside the verification bound).
-template <int Unroll, class T, class Op>
+// When the Op has a regular form and every element of the step is regular, the step takes it:
+// one test per step instead of special-value handling per element.
+// Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
+// step is one straight block of code (no test per chunk), which the compiler interleaves.
+template <int Unroll, bool Checked = true, class T, class Op>
 KOKKOS_INLINE_FUNCTION double sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
                                          std::int64_t stride, std::int64_t end) {
+  auto in_range = [&](int u) { return !Checked || first + u * stride < end; };
   Chunk<T> a[Unroll], b[Unroll];
   for (int u = 0; u < Unroll; ++u)
-    if (first + u * stride < end) {
+    if (in_range(u)) {
       a[u] = lp[first + u * stride];
       b[u] = t[first + u * stride];
     }
-  double sum = 0.0;
-  for (int u = 0; u < Unroll; ++u)
-    if (first + u * stride < end) {
-      typename Op::value_type part = 0;
-      for (int k = 0; k < Chunk<T>::lanes; ++k) part += op(to_float(b[u].v[k]), to_float(a[u].v[k]));
-      sum += double(part);
-    }
-  return sum;
+  auto sum_with = [&](auto term) {
+    double sum = 0.0;
+    for (int u = 0; u < Unroll; ++u)
+      if (in_range(u)) {
+        typename Op::value_type part = 0;
+        for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(b[u].v[k]), to_float(a[u].v[k]));
+        sum += double(part);
+      }
+    return sum;
+  };
+  if constexpr (HasRegularForm<Op>::value) {
+    bool regular = true;
+    for (int u = 0; u < Unroll; ++u)
+      for (int k = 0; k < Chunk<T>::lanes; ++k)
+        regular &= !in_range(u) || Op::regular(to_float(b[u].v[k]), to_float(a[u].v[k]));  // no branch per element
+    if (regular) return sum_with([&](float tv, float lv) { return op.regular_term(tv, lv); });
+  }
+  return sum_with([&](float tv, float lv) { return op(tv, lv); });
 }
 
 // Item i reads the chunks i + u * stride (u < Unroll): with stride = the item count, the arrays
@@ -124,7 +150,10 @@ struct GridStride {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
     double local = 0.0;
-    for (; c < chunks; c += Unroll * width) local += sum_chunks<Unroll>(op, lp, t, c, width, chunks);
+    // Whole steps without range tests, then at most one partial step.
+    for (; c + (Unroll - 1) * width < chunks; c += Unroll * width)
+      local += sum_chunks<Unroll, false>(op, lp, t, c, width, chunks);
+    if (c < chunks) local += sum_chunks<Unroll>(op, lp, t, c, width, chunks);
     acc += local;
   }
 };
