@@ -1,5 +1,5 @@
 // The logarithm of precision = "exact": ln(x) in fp64 of an fp32 argument, within 2 fp64 ulp
-// (tests/test_numerics.cpp), for about a dozen fp64 operations and one cached 16-byte table
+// (tests/test_numerics.cpp), for about ten fp64 operations and one cached 16-byte table
 // load (docs/PERFORMANCE.md has its cost on the H200 and on hosts).
 //
 // x = 2^e * m with m in [~sqrt(1/2), ~sqrt(2)), both read off x's bits with integer operations:
@@ -9,7 +9,8 @@
 // fp64 (a 48-bit product) and small, and ln(x) = e ln2 + T + log1p(r) with T = -ln(c). The two
 // intervals next to x = 1 (1.0 starts an interval) use c = 1 (T = 0), so that near x = 1
 // nothing cancels and the result keeps its relative accuracy. log1p(r) is its Taylor
-// polynomial to r^Degree; ln2 is split so that e * ln2_hi is exact.
+// polynomial to r^Degree; e * ln2 is one rounded fp64 product (m >= ~sqrt(1/2) keeps the sum
+// from cancelling: at most 2^-54 of the result).
 //
 // exact_log_normal() is that alone, for positive normal finite x: the kernels' hot path, with
 // no special-value handling (sum_chunks checks a whole step's elements first). exact_log()
