@@ -6,14 +6,11 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
+
+#include "bit_cast.hpp"
 
 #if defined(__CUDA_ARCH__)
 #include <cuda_fp16.h>
-#endif
-
-#ifndef KOKKOS_INLINE_FUNCTION
-#define KOKKOS_INLINE_FUNCTION inline
 #endif
 
 namespace klmini {
@@ -25,23 +22,10 @@ struct fp16 {
   std::uint16_t bits;
 };
 
-namespace dtype_detail {
-KOKKOS_INLINE_FUNCTION std::uint32_t bits_of(float f) {
-  std::uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-KOKKOS_INLINE_FUNCTION float float_of(std::uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-}  // namespace dtype_detail
-
 KOKKOS_INLINE_FUNCTION float to_float(float x) { return x; }
 
 // bf16 is the top half of an fp32.
-KOKKOS_INLINE_FUNCTION float to_float(bf16 x) { return dtype_detail::float_of(std::uint32_t(x.bits) << 16); }
+KOKKOS_INLINE_FUNCTION float to_float(bf16 x) { return float_of(std::uint32_t(x.bits) << 16); }
 
 // fp16: 1 sign, 5 exponent (bias 15), 10 mantissa bits. Subnormals are mantissa * 2^-24, computed
 // as an exact fp32 product (no fp32 subnormal appears, so flush-to-zero modes cannot alter it).
@@ -49,7 +33,6 @@ KOKKOS_INLINE_FUNCTION float to_float(fp16 x) {
 #if defined(__CUDA_ARCH__)
   return __half2float(__ushort_as_half(x.bits));
 #else
-  using namespace dtype_detail;
   const std::uint32_t h = x.bits;
   const std::uint32_t sign = (h & 0x8000u) << 16;
   const std::uint32_t exponent = (h >> 10) & 0x1fu;
@@ -64,13 +47,12 @@ KOKKOS_INLINE_FUNCTION float to_float(fp16 x) {
 
 // Round-to-nearest-even from fp32. NaN stays NaN (quiet), overflow becomes infinity.
 KOKKOS_INLINE_FUNCTION bf16 to_bf16(float f) {
-  const std::uint32_t u = dtype_detail::bits_of(f);
+  const std::uint32_t u = bits_of(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return bf16{std::uint16_t((u >> 16) | 0x0040u)};
   return bf16{std::uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16)};
 }
 
 KOKKOS_INLINE_FUNCTION fp16 to_fp16(float f) {
-  using namespace dtype_detail;
   const std::uint32_t u = bits_of(f);
   const std::uint16_t sign = std::uint16_t((u >> 16) & 0x8000u);
   const std::uint32_t a = u & 0x7fffffffu;

@@ -20,12 +20,9 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
-#ifndef KOKKOS_INLINE_FUNCTION
-#define KOKKOS_INLINE_FUNCTION inline
-#endif
+#include "bit_cast.hpp"
 
 namespace klmini::math {
 
@@ -42,17 +39,6 @@ KOKKOS_INLINE_FUNCTION constexpr std::uint32_t exact_log_origin() {
   return one - ((one - 0x3f3504f3u + width / 2) / width) * width;
 }
 
-KOKKOS_INLINE_FUNCTION double double_from_bits(std::uint64_t bits) {
-  double d;
-  std::memcpy(&d, &bits, sizeof d);
-  return d;
-}
-KOKKOS_INLINE_FUNCTION float float_from_bits(std::uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
 // The table, built on the host: entry i is {c_i, T_i = -ln(c_i)}, 16 bytes (one load on a GPU).
 // c_i is the fp32 value nearest the reciprocal of the interval's middle; exactly 1 for the
 // intervals on either side of 1.0.
@@ -63,7 +49,7 @@ std::vector<double> exact_log_table() {
   std::vector<double> table(2 * size);
   for (int i = 0; i < size; ++i) {
     const std::uint32_t low = origin + std::uint32_t(i) * width;  // an interval never spans a binade
-    const double middle = 0.5 * (double(float_from_bits(low)) + double(float_from_bits(low + width)));
+    const double middle = 0.5 * (double(float_of(low)) + double(float_of(low + width)));
     const bool next_to_one = low == 0x3f800000u || low + width == 0x3f800000u;
     const float c = next_to_one ? 1.0f : static_cast<float>(1.0 / middle);
     table[2 * i] = c;
@@ -96,9 +82,7 @@ KOKKOS_INLINE_FUNCTION double log1p_tail(double r) {
 
 // Whether x is a positive normal finite fp32 value: the arguments exact_log_normal() takes.
 KOKKOS_INLINE_FUNCTION bool positive_normal(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits - 0x00800000u < 0x7f000000u;  // the biased exponent in [1, 254], the sign clear
+  return bits_of(x) - 0x00800000u < 0x7f000000u;  // the biased exponent in [1, 254], the sign clear
 }
 
 // ln(2^exponent_offset * x) for positive normal finite x (any bits give a finite table index,
@@ -107,8 +91,7 @@ KOKKOS_INLINE_FUNCTION bool positive_normal(float x) {
 template <int TableBits = kExactLogTableBits, int Degree = kExactLogDegree>
 KOKKOS_INLINE_FUNCTION double exact_log_normal(float x, const double* table, int exponent_offset = 0) {
   constexpr double kLn2 = 0.69314718055994530942;  // e * ln2 in one rounding: 2^-54 of the result next to e = -1
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
+  const std::uint32_t bits = bits_of(x);
   const std::int32_t offset_bits = static_cast<std::int32_t>(bits - exact_log_origin<TableBits>());
   const std::int32_t exponent = offset_bits >> 23;  // arithmetic shift: the floor, also below 1
   const int i = (offset_bits >> (23 - TableBits)) & ((1 << TableBits) - 1);
@@ -116,9 +99,9 @@ KOKKOS_INLINE_FUNCTION double exact_log_normal(float x, const double* table, int
   // m as fp64: on GPUs from its bits (one integer multiply-add: an fp32's bits times 2^29 plus
   // the exponent's rebias), on hosts by conversion, which vectorizes better. The same value.
 #if defined(__CUDA_ARCH__)
-  const double m = double_from_bits(std::uint64_t(m_bits) * (1u << 29) + (std::uint64_t(1023 - 127) << 52));
+  const double m = double_of(std::uint64_t(m_bits) * (1u << 29) + (std::uint64_t(1023 - 127) << 52));
 #else
-  const double m = float_from_bits(m_bits);
+  const double m = float_of(m_bits);
 #endif
   const ExactLogEntry entry = load_entry(table, i);
   const double r = m * entry.c - 1.0;  // exact: a 48-bit product
@@ -135,7 +118,7 @@ KOKKOS_INLINE_FUNCTION double exact_log(float x, const double* table) {
       exact_log_normal<TableBits, Degree>(subnormal ? x * 8388608.0f : x, table, subnormal ? -23 : 0);  // 2^23
   // Special values, as selects so that host loops stay vectorizable; constants from their bits
   // (std::numeric_limits is host-only code for nvcc).
-  const double inf = double_from_bits(0x7ff0000000000000ull), nan = double_from_bits(0x7ff8000000000000ull);
+  const double inf = double_of(0x7ff0000000000000ull), nan = double_of(0x7ff8000000000000ull);
   double out = x == 0.0f ? -inf : result;
   out = x < 0.0f ? nan : out;
   out = x == float(inf) ? inf : out;

@@ -7,11 +7,8 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
-#ifndef KOKKOS_INLINE_FUNCTION
-#define KOKKOS_INLINE_FUNCTION inline
-#endif
+#include "bit_cast.hpp"
 
 namespace klmini::math {
 
@@ -24,13 +21,11 @@ KOKKOS_INLINE_FUNCTION float vector_logf(float x) {
   const float scaled = subnormal ? x_scaled : x;
   // Bit arithmetic in unsigned (wrapping) integers: negative and zero arguments (whose results
   // are selected away below) would overflow signed ones.
-  std::uint32_t bits;
-  std::memcpy(&bits, &scaled, sizeof bits);
+  const std::uint32_t bits = bits_of(scaled);
   // Exponent relative to sqrt(1/2) (0x3f3504f3), so that the mantissa lands in [sqrt(1/2), sqrt(2)).
   const std::int32_t e = static_cast<std::int32_t>(bits - 0x3f3504f3u) >> 23;
   const std::uint32_t m_bits = bits - (static_cast<std::uint32_t>(e) << 23);
-  float m;
-  std::memcpy(&m, &m_bits, sizeof m);
+  const float m = float_of(m_bits);
   // log1p(f) = f - f^2/2 + f^3 P(f), P a degree-7 least-squares fit (relative error of the
   // sum below 7e-9 on the interval, well under fp32 rounding); no division, so it vectorizes cheaply.
   const float f = m - 1.0f;
@@ -48,10 +43,7 @@ KOKKOS_INLINE_FUNCTION float vector_logf(float x) {
   const float result = ef * kLn2Hi + (log_m + ef * kLn2Lo);
   // Special values, as selects so that the loop stays vectorizable.
   // From their bits: std::numeric_limits is host-only code for nvcc.
-  const std::uint32_t inf_bits = 0x7f800000u, nan_bits = 0x7fc00000u;
-  float inf, nan;
-  std::memcpy(&inf, &inf_bits, sizeof inf);
-  std::memcpy(&nan, &nan_bits, sizeof nan);
+  const float inf = float_of(0x7f800000u), nan = float_of(0x7fc00000u);
   float r = x == 0.0f ? -inf : result;
   r = x < 0.0f ? nan : r;
   r = x == inf ? inf : r;
