@@ -104,40 +104,17 @@ struct KlTermLibmFp64Op {
 };
 
 // The exact term without its regular form: every element through the special-value handling
-// (the product before the regular form; it measures what the form gains).
+// (the product before the regular form; it measures what the form gains), table in global memory.
 struct KlTermExactGeneralOp : klmini::variants::KlTermExactOp<false> {
   static constexpr bool has_regular_form = false;
+  static constexpr int scratch_bytes = 0;
 };
 
-// The exact log with a table of 2^Bits entries and a degree-Degree polynomial, in the product's
-// launch shape with Unroll chunks per step. The table lives as long as the program (released
-// before Kokkos finalizes).
-template <class Space, int Unroll, int Bits, int Degree>
-void add_exact_size(const std::string& backend, const Shape& s) {
-  using namespace klmini::variants;
-  static Kokkos::View<double*, typename Space::memory_space> table;
-  static const bool made = [] {
-    table = exact_log_table_in<typename Space::memory_space, Bits>();
-    releases.emplace_back([] { table = {}; });
-    return true;
-  }();
-  (void)made;
-  add<Space>(backend, "grid_u" + std::to_string(Unroll) + "_exact_t" + std::to_string(Bits) + "d" + std::to_string(Degree), s,
-             [](const auto& p, const auto& r) {
-               run_grid_stride<Unroll>("b", p, r, KlTermExactOp<false, Bits, Degree>{table.data()}, device_league<Space>(),
-                                  kDeviceTeam);
-             });
-}
-
-template <class Space, int TeamsPerSM>
-void add_exact_capped(const std::string& backend, const Shape& s) {
-  using namespace klmini::variants;
-  add<Space>(backend, "grid_u2_exact_lb" + std::to_string(TeamsPerSM), s, [](const auto& p, const auto& r) {
-    const int sms = static_cast<int>(Space().concurrency() / 2048);
-    run_grid_stride<2, Kokkos::LaunchBounds<kDeviceTeam, TeamsPerSM>>(
-        "b", p, r, KlTermExactOp<false>{p.log_table.data()}, sms * TeamsPerSM, kDeviceTeam);
-  });
-}
+// The exact term with its table gathered from global memory (through L1) instead of staged in
+// team scratch: the product's kernel before the fourth session staged it.
+struct KlTermExactGlobalOp : klmini::variants::KlTermExactOp<false> {
+  static constexpr int scratch_bytes = 0;
+};
 
 // The timing method itself, on devices: the read ceiling and the product with and without the
 // timer's L2 flush, from sizes where a fixed cost per launch dominates up to the seed sizes.
@@ -186,25 +163,17 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
       run_grid_stride<4>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
     });
-    // The fp64 logarithms of precision = "exact": klmini's table log (the product's table and
-    // polynomial sizes, and others), and the math library's.
+    // The fp64 logarithms of precision = "exact": klmini's table log as the product runs it
+    // (table staged in team scratch), gathered from global memory instead, without the regular
+    // form, and the math library's log.
     add<Space>(backend, "grid_u2_exact", s, [](const auto& p, const auto& r) {
-      run_grid_stride<2>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
+      run_product_shape("b", p, r, KlTermExactOp<false>{p.log_table.data()});
     });
-    add<Space>(backend, "grid_u1_exact", s, [](const auto& p, const auto& r) {
-      run_grid_stride<1>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
+    add<Space>(backend, "grid_u2_exact_global", s, [](const auto& p, const auto& r) {
+      run_grid_stride<2>("b", p, r, KlTermExactGlobalOp{{p.log_table.data()}}, device_league<Space>(), kDeviceTeam);
     });
-    // Register caps (Kokkos::LaunchBounds<256, B>: at most 65536 / (256 B) registers) with B
-    // teams per SM: the exact kernel is latency-bound at the 64 registers of half occupancy.
-    add_exact_capped<Space, 6>(backend, s);
-    add_exact_size<Space, 2, 7, 8>(backend, s);  // the default of the second session
-    add_exact_size<Space, 2, 9, 6>(backend, s);
-    add_exact_size<Space, 2, 11, 5>(backend, s);
     add<Space>(backend, "grid_u2_exact_general", s, [](const auto& p, const auto& r) {
       run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{p.log_table.data()}}, device_league<Space>(), kDeviceTeam);
-    });
-    add<Space>(backend, "grid_u4_exact", s, [](const auto& p, const auto& r) {
-      run_grid_stride<4>("b", p, r, KlTermExactOp<false>{p.log_table.data()}, device_league<Space>(), kDeviceTeam);
     });
 
     add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {

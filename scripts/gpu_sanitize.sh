@@ -17,6 +17,7 @@ common=(--set backend=cuda --set warmup=0 --set repeats=1 --set verify=full)
 decks=(
   "chunks-fp32:--set tokens=64 --set vocab=4096 --set variant=all --set gradient=true --set validate=true"
   "segments-fp32-logt:--set tokens=33 --set vocab=1031 --set variant=all --set log_target=true --set gradient=true"
+  "chunks-fp32-exact:--set tokens=64 --set vocab=4096 --set precision=exact"
   "chunks-bf16-exact:--set tokens=64 --set vocab=4096 --set dtype=bf16 --set precision=exact --set gradient=true"
   "segments-fp16-none:--set tokens=17 --set vocab=1030 --set dtype=fp16 --set reduction=none --set validate=true"
   "chunks-fp32-exact-none:--set tokens=16 --set vocab=2048 --set precision=exact --set reduction=none --set gradient=true"

@@ -29,6 +29,9 @@ struct ExactLog {
     return math::exact_log<TableBits, Degree>(static_cast<float>(x), table);
   }
 };
+template <bool LogTarget, int TableBits, int Degree>
+struct KlTermExactScratchOp;
+
 // Besides the term of any (t, lp), it offers the chunked kernels (sum_chunks) a form for
 // `regular` elements, a positive normal t, that skips every special-value case: t log t needs
 // no zero case and the log none of its own. The two forms differ only in fp64 rounding.
@@ -36,7 +39,12 @@ template <bool LogTarget, int TableBits = math::kExactLogTableBits, int Degree =
 struct KlTermExactOp {
   using value_type = double;
   static constexpr bool has_regular_form = !LogTarget;
-  const double* table;
+  // Cuda kernels stage the table in team scratch for the regular form (fused.hpp, GridStride):
+  // its bytes there, or 0 where there is no regular form or the copies would not fit a team's
+  // 48 KiB.
+  static constexpr int scratch_bytes =
+      has_regular_form && math::kExactLogCopiesBytes<TableBits> <= 32768 ? math::kExactLogScratchBytes<TableBits> : 0;
+  const double* table;  // in global memory
   KOKKOS_INLINE_FUNCTION double operator()(float t, float lp) const {
     return kl_term_with(ExactLog<TableBits, Degree>{table}, double(t), double(lp), LogTarget);
   }
@@ -45,7 +53,32 @@ struct KlTermExactOp {
   KOKKOS_INLINE_FUNCTION double regular_term(float t, float lp) const {
     return double(t) * (math::exact_log_normal<TableBits, Degree>(t, table) - double(lp));
   }
+  // The op whose regular form reads the table from `team`'s scratch, after the team copied it
+  // there (every thread of the team must call this).
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION KlTermExactScratchOp<LogTarget, TableBits, Degree> staged(const Member& team) const;
 };
+
+template <bool LogTarget, int TableBits, int Degree>
+struct KlTermExactScratchOp : KlTermExactOp<LogTarget, TableBits, Degree> {
+  math::ScratchTable scratch;
+  KOKKOS_INLINE_FUNCTION double regular_term(float t, float lp) const {
+    return double(t) * (math::exact_log_normal<TableBits, Degree>(t, scratch) - double(lp));
+  }
+};
+
+template <bool LogTarget, int TableBits, int Degree>
+template <class Member>
+KOKKOS_INLINE_FUNCTION KlTermExactScratchOp<LogTarget, TableBits, Degree>
+KlTermExactOp<LogTarget, TableBits, Degree>::staged(const Member& team) const {
+  static_assert(scratch_bytes > 0, "the table's copies do not fit a team's scratch");
+  // (Values: get_shmem takes references, and static members have no device-side definition.)
+  const int bytes = math::kExactLogCopiesBytes<TableBits>, alignment = 16;  // for 16-byte loads
+  double* scratch = static_cast<double*>(team.team_shmem().get_shmem_aligned(bytes, alignment));
+  math::ScratchTable::fill<TableBits>(scratch, table, team.team_rank(), team.team_size());
+  team.team_barrier();
+  return {{table}, math::ScratchTable::for_lane(scratch, team.team_rank() % 32)};
+}
 
 // For the benchmark's comparison of logarithms on devices: the polynomial host log everywhere.
 template <bool LogTarget>

@@ -134,10 +134,19 @@ struct RowTeams {
   }
 };
 
+// Whether Cuda kernels stage Op's table in team scratch first (Op::scratch_bytes > 0: the exact
+// term's log table, read there without bank conflicts instead of gathered through L1).
+template <class Space, class Op, class = void>
+struct StagesTable : std::false_type {};
+#ifdef KOKKOS_ENABLE_CUDA
+template <class Op>
+struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>> : std::bool_constant<(Op::scratch_bytes > 0)> {};
+#endif
+
 // A persistent grid: `league` teams of `team` threads; every thread strides over the flat
 // chunks by the whole grid's width, Unroll chunks of each array per step, with a private fp64
 // accumulator that it adds to the kernel's reduction once. All threads sweep the arrays
-// together, front to back.
+// together, front to back. (The launch gives the team scratch for a staged table.)
 template <class Space, int Unroll, class T, class Op>
 struct GridStride {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -147,14 +156,20 @@ struct GridStride {
   Op op;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+    if constexpr (StagesTable<Space, Op>::value) acc += sweep(m, op.staged(m));
+    else acc += sweep(m, op);
+  }
+
+  template <class AnyOp>
+  KOKKOS_INLINE_FUNCTION double sweep(const member& m, const AnyOp& any_op) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
     double local = 0.0;
     // Whole steps without range tests, then at most one partial step.
     for (; c + (Unroll - 1) * width < chunks; c += Unroll * width)
-      local += sum_chunks<Unroll, false>(op, lp, t, c, width, chunks);
-    if (c < chunks) local += sum_chunks<Unroll>(op, lp, t, c, width, chunks);
-    acc += local;
+      local += sum_chunks<Unroll, false>(any_op, lp, t, c, width, chunks);
+    if (c < chunks) local += sum_chunks<Unroll>(any_op, lp, t, c, width, chunks);
+    return local;
   }
 };
 
@@ -191,7 +206,9 @@ void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<S
 template <int Unroll, class... PolicyTraits, class Space, class T, class Op>
 void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
                      int league, int team) {
-  Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space, PolicyTraits...>(league, team),
+  Kokkos::TeamPolicy<Space, PolicyTraits...> policy(league, team);
+  if constexpr (StagesTable<Space, Op>::value) policy.set_scratch_size(0, Kokkos::PerTeam(Op::scratch_bytes));
+  Kokkos::parallel_reduce(label, policy,
                           GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
                                                            p.elements() / Chunk<T>::lanes, op},
                           out);
@@ -216,20 +233,27 @@ bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
 // The production shape for each space, chosen by measurement on the H200
 // (docs/PERFORMANCE.md): on devices a persistent grid at half occupancy (teams of 256 threads,
 // as many as fill half the resident threads: 528 on an H200), two 16-byte chunks of each
-// array per step; on hosts whole rows.
+// array per step; on hosts whole rows. A kernel that stages a table takes teams of 1024
+// threads (one per SM on an H200: one scratch copy per SM) at the same occupancy, held to 64
+// registers by its launch bounds, and 8 elements per step (for 16-bit types one chunk: two
+// would spill).
 inline constexpr int kDeviceUnroll = 2;
 inline constexpr int kDeviceTeam = 256;
+inline constexpr int kStagingTeam = 1024;
 
 template <class Space>
-int device_league() {
+int device_league(int team = kDeviceTeam) {
   const int resident = static_cast<int>(Space().concurrency());
-  return resident / (2 * kDeviceTeam) > 0 ? resident / (2 * kDeviceTeam) : 1;
+  return resident / (2 * team) > 0 ? resident / (2 * team) : 1;
 }
 
 template <class Space, class T, class Op>
 void run_product_shape(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
-  if (chunks_apply(p)) run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
-  else run_row_segments(label, p, out, op);
+  if (!chunks_apply(p)) run_row_segments(label, p, out, op);
+  else if constexpr (StagesTable<Space, Op>::value)
+    run_grid_stride<8 / Chunk<T>::lanes, Kokkos::LaunchBounds<kStagingTeam, 1>>(
+        label, p, out, op, device_league<Space>(kStagingTeam), kStagingTeam);
+  else run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
 }
 
 template <class Space, class T>
