@@ -95,8 +95,8 @@ template <int TableBits>
 inline constexpr int kExactLogScratchBytes = kExactLogCopiesBytes<TableBits> + 16;
 
 struct ScratchTable {
-  const double* copies;      // the copies' first element (host reads; tests)
-  std::uint32_t lane_words;  // on Cuda: the shared-window address of this thread's copy's entry 0
+  const double* copies;  // the copies' first element
+  std::uint32_t start;   // where this thread's copy starts: on Cuda its shared-window byte address, on hosts its word
 
   // Stages `table` (2^TableBits entries) into `scratch` (kExactLogCopiesBytes bytes): thread
   // `rank` of `threads` copies every threads-th word (the caller synchronizes before reads).
@@ -126,10 +126,10 @@ struct ScratchTable {
     double c, minus_log_c;
     asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];"
                  : "=d"(c), "=d"(minus_log_c)
-                 : "r"(lane_words + i * (16 * kExactLogCopies)));
+                 : "r"(start + i * (16 * kExactLogCopies)));
     return {c, minus_log_c};
 #else
-    const std::uint32_t w = kExactLogCopies * i + lane_words;
+    const std::uint32_t w = kExactLogCopies * i + start;
     return {copies[2 * w], copies[2 * w + 1]};
 #endif
   }
@@ -165,11 +165,12 @@ KOKKOS_INLINE_FUNCTION double exact_log_normal(float x, const Table& table, int 
   const std::int32_t offset_bits = static_cast<std::int32_t>(bits_of(x) - origin);
   const std::int32_t exponent = offset_bits >> 23;  // arithmetic shift: the floor, also below 1
   const std::uint32_t position = static_cast<std::uint32_t>(offset_bits) & 0x7fffffu;  // m's bits above the origin's
-  // m as fp64: on GPUs from its bits (one integer multiply-add: an fp32's bits times 2^29 plus
-  // the exponent's rebias, the origin's bits folded into the constant), on hosts by conversion,
-  // which vectorizes better. The same value.
+  // m as fp64: on GPUs from its bits (an fp32's bits times 2^29 plus the exponent's rebias, the
+  // origin's bits folded into the constant), on hosts by conversion, which vectorizes better.
+  // The same value.
 #if defined(__CUDA_ARCH__)
-  // In PTX: written in C++, the multiply by 2^29 becomes shifts and masks (6 instructions).
+  // In PTX: written in C++, the multiply by 2^29 became shifts and masks (6 instructions);
+  // this way ptxas emits 2.
   constexpr std::uint64_t rebias = (std::uint64_t(origin) << 29) + (std::uint64_t(1023 - 127) << 52);
   std::uint64_t m_bits;
   asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(m_bits) : "r"(position), "r"(1u << 29), "l"(rebias));
