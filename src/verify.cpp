@@ -12,9 +12,10 @@ namespace klmini {
 
 namespace {
 
-std::string format_line(const char* fmt, double a, double b) {
+template <class... Args>
+std::string format_line(const char* fmt, Args... args) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, a, b);
+  std::snprintf(buf, sizeof buf, fmt, args...);
   return buf;
 }
 
@@ -101,22 +102,70 @@ Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, dou
   return verify_full(got_sum, summarize(rows), scale, tolerance);
 }
 
+double student_t_two_sided_tail(double t, std::int64_t dof) {
+  // With theta = atan(t / sqrt(dof)), P(|T| <= t) is a finite series in cos^2(theta)
+  // (Abramowitz and Stegun 26.7.3-4): odd dof (2/pi)(theta + sin cos (1 + 2/3 c2 + 2*4/(3*5) c2^2 ...)),
+  // even dof sin (1 + 1/2 c2 + 1*3/(2*4) c2^2 ...), up to c2^((dof-3)/2) and c2^((dof-2)/2).
+  const double theta = std::atan(t / std::sqrt(double(dof)));
+  const double s = std::sin(theta), c = std::cos(theta), c2 = c * c;
+  double series = 0.0, term = 1.0;
+  if (dof % 2 == 1) {
+    for (std::int64_t k = 1; 2 * k + 1 <= dof; ++k) {
+      series += term;
+      term *= c2 * double(2 * k) / double(2 * k + 1);
+    }
+    constexpr double kTwoOverPi = 0.63661977236758134308;
+    return 1.0 - kTwoOverPi * (theta + s * c * series);
+  }
+  for (std::int64_t k = 1; 2 * k <= dof; ++k) {
+    series += term;
+    term *= c2 * double(2 * k - 1) / double(2 * k);
+  }
+  return 1.0 - s * series;
+}
+
+double sample_critical_value(std::int64_t dof) {
+  dof = std::min(dof, kSampleDofCap);
+  const double target = std::erfc(kSampleSigmas / std::sqrt(2.0));  // a normal's two-sided tail
+  // The tail falls as t grows, and t's quantile lies above the normal's: bisect in log t
+  // between kSampleSigmas and 1e10 (one degree of freedom needs about 3.2e8).
+  double lo = kSampleSigmas, hi = 1e10;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * lo; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (student_t_two_sided_tail(mid, dof) > target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale,
                            double tolerance) {
   const double n = sample.rows;
+  if (n < 2.0) {
+    Verification v;
+    v.mode = VerifyMode::sample;
+    v.passed = false;
+    v.relative_error = std::numeric_limits<double>::infinity();
+    v.rows_checked = static_cast<std::int64_t>(n);
+    v.detail = "a sample of fewer than 2 rows cannot estimate the loss's spread";
+    return v;
+  }
   const double mean = sample.sum / n;
-  const double var = n > 1.0 ? std::max(0.0, (sample.sum_of_squares - n * mean * mean) / (n - 1.0)) : 0.0;
+  const double var = std::max(0.0, (sample.sum_of_squares - n * mean * mean) / (n - 1.0));
   const double N = double(tokens);
   const double fpc = N > 1.0 ? std::sqrt(std::max(0.0, (N - n) / (N - 1.0))) : 0.0;
   const double std_error = N * std::sqrt(var / n) * fpc;
   const double rounding = tolerance * sample.magnitude / n * N;
+  const std::int64_t dof = static_cast<std::int64_t>(n) - 1;
+  const double critical = sample_critical_value(dof);
   Verification v = compare_scalar(got_sum * scale, N * mean * scale,
-                                  (kSampleSigmas * std_error + rounding) * std::fabs(scale) +
+                                  (critical * std_error + rounding) * std::fabs(scale) +
                                       std::numeric_limits<double>::denorm_min());
   v.mode = VerifyMode::sample;
   v.rows_checked = static_cast<std::int64_t>(n);
-  v.detail += " (estimate from " + std::to_string(v.rows_checked) + " sampled rows, " +
-              format_line("%.0f sigma = %.3e)", kSampleSigmas, kSampleSigmas * std_error * std::fabs(scale));
+  v.detail += format_line(" (estimate from %lld sampled rows: %.2f standard errors, t's %.0f-sigma quantile for "
+                          "%lld degrees of freedom, = %.3e)",
+                          static_cast<long long>(n), critical, kSampleSigmas, static_cast<long long>(dof),
+                          critical * std_error * std::fabs(scale));
   return v;
 }
 

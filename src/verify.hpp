@@ -25,8 +25,20 @@ inline constexpr double kTermTolerance = 8.0 * kFp32Roundoff;
 inline constexpr double kExactTermTolerance = 1024.0 / 9007199254740992.0;  // 2^10 * 2^-53
 // The per-term tolerance of a sum computed at the given precision (resolved, not backend_default).
 inline double sum_tolerance(Precision p) { return p == Precision::exact ? kExactTermTolerance : kTermTolerance; }
-// Sampled verification accepts the loss within this many standard errors of the estimate.
+// Sampled verification accepts the loss within a critical number of standard errors of the
+// estimate, chosen so that a correct result fails as rarely as a normal beyond kSampleSigmas
+// (about 2e-9). The standard error is itself estimated from the sampled rows, so the critical
+// value is Student's t quantile for rows - 1 degrees of freedom at that rate: 6.0 for large
+// samples, far wider for a handful of rows (whose spread can look much smaller than it is).
 inline constexpr double kSampleSigmas = 6.0;
+// Degrees of freedom beyond this count as this many (t's quantile is then within 0.1% of
+// the normal's, and the cap keeps the series short).
+inline constexpr std::int64_t kSampleDofCap = 10000;
+// P(|T| > t) for Student's t with `dof` >= 1 degrees of freedom (exact series for integer dof).
+double student_t_two_sided_tail(double t, std::int64_t dof);
+// The t with student_t_two_sided_tail(t, dof) equal to a normal's two-sided tail beyond
+// kSampleSigmas (dof capped at kSampleDofCap).
+double sample_critical_value(std::int64_t dof);
 
 struct Verification {
   VerifyMode mode = VerifyMode::off;
@@ -55,7 +67,8 @@ Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, dou
                          double tolerance = kTermTolerance);
 
 // Sample: the loss estimated from rows drawn at random out of `tokens`; passes within
-// kSampleSigmas standard errors (with the finite-population correction) plus rounding.
+// sample_critical_value(rows - 1) standard errors (with the finite-population correction) plus
+// rounding. Fewer than 2 rows cannot estimate a spread: that fails, saying so.
 Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale,
                            double tolerance = kTermTolerance);
 Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,

@@ -15,6 +15,7 @@
 
 #include "backends.hpp"
 #include "edge_cases.hpp"
+#include "fresh_seed.hpp"
 #include "npy.hpp"
 #include "report.hpp"
 #include "runner.hpp"
@@ -50,7 +51,7 @@ std::vector<std::string> variants_built() {
   return v;
 }
 
-std::uint64_t fresh_seed() { return std::random_device{}(); }
+using klmini::testing::fresh_seed;
 
 klmini::Config small_config(std::int64_t tokens, std::int64_t vocab) {
   klmini::Config c;

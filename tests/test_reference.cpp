@@ -8,6 +8,7 @@
 #include <random>
 
 #include "edge_cases.hpp"
+#include "fresh_seed.hpp"
 #include "reference.hpp"
 #include "semantics.hpp"
 #include "verify.hpp"
@@ -92,7 +93,7 @@ TEST_CASE("compare_scalar: NaN only against NaN, infinities only against the sam
 }
 
 TEST_CASE("full verification accepts rounding and rejects a wrong loss") {
-  std::mt19937 gen(std::random_device{}());
+  std::mt19937 gen(static_cast<std::uint32_t>(klmini::testing::fresh_seed()));
   std::normal_distribution<double> z;
   const std::int64_t rows = 64, vocab = 129;
   std::vector<float> lp(rows * vocab), t(rows * vocab);
@@ -125,6 +126,63 @@ TEST_CASE("full verification accepts rounding and rejects a wrong loss") {
   for (const auto r : picked) sample.push_back(totals[r]);
   CHECK(klmini::verify_sample(sum, sample, rows, scale).passed);
   CHECK_FALSE(klmini::verify_sample(sum * 1.5, sample, rows, scale).passed);
+}
+
+TEST_CASE("Student's t tail and the sampled check's critical value") {
+  using klmini::student_t_two_sided_tail;
+  // Closed forms: Cauchy (1 dof) P(|T| > 1) = 1/2; 2 dof P(|T| > t) = 1 - t / sqrt(2 + t^2).
+  CHECK(student_t_two_sided_tail(1.0, 1) == Catch::Approx(0.5).epsilon(1e-14));
+  CHECK(student_t_two_sided_tail(std::sqrt(2.0 / 3.0), 2) == Catch::Approx(0.5).epsilon(1e-14));
+  CHECK(student_t_two_sided_tail(3.0, 2) == Catch::Approx(1.0 - 3.0 / std::sqrt(11.0)).epsilon(1e-14));
+  // Printed tables' quantiles (three decimals, so 1% in probability).
+  CHECK(student_t_two_sided_tail(12.706, 1) == Catch::Approx(0.05).epsilon(0.01));
+  CHECK(student_t_two_sided_tail(2.776, 4) == Catch::Approx(0.05).epsilon(0.01));
+  CHECK(student_t_two_sided_tail(3.169, 10) == Catch::Approx(0.01).epsilon(0.01));
+  CHECK(student_t_two_sided_tail(2.042, 30) == Catch::Approx(0.05).epsilon(0.01));
+  // Many degrees of freedom approach the normal.
+  CHECK(student_t_two_sided_tail(1.959964, 10000) == Catch::Approx(0.05).epsilon(0.002));
+
+  // The critical value has the normal's 6-sigma tail, falls with the degrees of freedom, and
+  // reaches the normal's 6.0. The tail is 1 minus a sum of dof/2 terms, each rounded by ~1e-16:
+  // relative to 2e-9, about 1e-6 at thousands of degrees of freedom (3e-7 of the critical value).
+  const double target = std::erfc(klmini::kSampleSigmas / std::sqrt(2.0));
+  double previous = std::numeric_limits<double>::infinity();
+  for (const std::int64_t dof : {1, 2, 3, 4, 7, 15, 63, 255, 4095}) {
+    const double k = klmini::sample_critical_value(dof);
+    INFO(dof << " degrees of freedom: " << k);
+    CHECK(student_t_two_sided_tail(k, dof) == Catch::Approx(target).epsilon(1e-5));
+    CHECK(k < previous);
+    CHECK(k > klmini::kSampleSigmas);
+    previous = k;
+  }
+  CHECK(klmini::sample_critical_value(1000000) == Catch::Approx(klmini::kSampleSigmas).epsilon(1e-3));
+}
+
+TEST_CASE("sampled verification of a correct loss does not fail from a handful of rows") {
+  // 20000 samples of 5 rows out of 1000 normally spread row sums: 6 standard errors estimated
+  // from 5 rows fail about 0.4% of them (Student's t, 4 degrees of freedom), t's quantile
+  // none. A fixed seed: this checks a rate, not one draw.
+  const std::int64_t tokens = 1000;
+  std::mt19937 gen(12345);
+  std::normal_distribution<double> row_sum(1.0, 0.2);
+  std::vector<klmini::RowTotals> totals(tokens);
+  double sum = 0.0;
+  for (auto& r : totals) {
+    r.sum = row_sum(gen);
+    r.magnitude = 10.0;
+    sum += r.sum;
+  }
+  int failed = 0;
+  for (std::uint64_t trial = 0; trial < 20000; ++trial) {
+    std::vector<klmini::RowTotals> sample;
+    for (const auto r : klmini::sample_rows(tokens, 5, trial)) sample.push_back(totals[r]);
+    failed += !klmini::verify_sample(sum, sample, tokens, 1.0 / tokens).passed;
+  }
+  CHECK(failed == 0);
+  // One row cannot estimate a spread: a failure that says so.
+  const auto one = klmini::verify_sample(sum, std::vector<klmini::RowTotals>{totals[0]}, tokens, 1.0 / tokens);
+  CHECK_FALSE(one.passed);
+  CHECK_THAT(one.detail, Catch::Matchers::ContainsSubstring("fewer than 2 rows"));
 }
 
 TEST_CASE("sample_rows is seeded, sorted and distinct") {
