@@ -1,5 +1,6 @@
 #include "limits.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -9,16 +10,18 @@
 
 namespace klmini {
 
-MemoryNeed estimate_memory(const Config& c, std::int64_t rows, bool host_memory) {
+MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool host_memory,
+                           const std::vector<std::string>& loss_variants) {
   const double matrix = double(rows) * double(c.vocab) * sizeof(float);  // an fp32 matrix
   const double input = double(rows) * double(c.vocab) * double(element_bytes(c.dtype));
   MemoryNeed need;
   need.space_bytes = 2.0 * input;                               // lp and t
-  if (!host_memory) need.space_bytes += kTimerFlushBytes;      // the timer's L2 flush
+  if (!host_memory && ranks == 1) need.space_bytes += kTimerFlushBytes;  // the timer's L2 flush
   if (c.reduction == Reduction::none) need.space_bytes += matrix;  // the term matrix
   if (c.gradient) need.space_bytes += matrix;                  // d(loss)/d(lp)
-  if (c.log_target && (c.variant == "all" || c.variant == "kokkos_kernels"))
-    need.space_bytes += matrix;                                 // kokkos_kernels' exp(t)
+  const bool runs_kokkos_kernels =
+      std::find(loss_variants.begin(), loss_variants.end(), "kokkos_kernels") != loss_variants.end();
+  if (c.log_target && runs_kokkos_kernels) need.space_bytes += matrix;  // kokkos_kernels' exp(t)
   // The reference reads fp32 copies of the inputs (none on hosts for fp32: it reads them in place).
   if (c.verify == VerifyMode::full && (!host_memory || c.dtype != DType::fp32)) need.host_bytes += 2.0 * matrix;
   if (!host_memory) {

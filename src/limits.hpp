@@ -4,13 +4,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "config.hpp"
 
 namespace klmini {
 
 // The buffer a device's KernelTimer reads before each timed run (timer.hpp): larger than any
-// L2 cache, as triton.testing.do_bench's.
+// L2 cache, as triton.testing.do_bench's. Runs of several ranks time by wall clock, without it.
 inline constexpr double kTimerFlushBytes = 256.0 * 1024 * 1024;
 
 struct MemoryNeed {
@@ -18,8 +19,10 @@ struct MemoryNeed {
   double host_bytes = 0.0;   // extra host memory (copies for the reference, output, file input)
 };
 
-// For this rank's `rows` of the deck, on a space whose memory is (or is not) host memory.
-MemoryNeed estimate_memory(const Config& c, std::int64_t rows, bool host_memory);
+// For this rank's `rows` of the deck, one of `ranks`, on a space whose memory is (or is not)
+// host memory, timing the loss variants `loss_variants` (variants::loss_variants).
+MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool host_memory,
+                           const std::vector<std::string>& loss_variants);
 
 // Bytes the kernel says the host can still give (MemAvailable), or -1 when unknown.
 std::int64_t host_available_bytes();

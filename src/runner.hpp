@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -147,7 +148,9 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
                         std::vector<double>& values, const Comm& comm, std::vector<double>* local_times = nullptr) {
   const Result<Space> result("klmini::result");
   for (int i = 0; i < warmup; ++i) kernel(result);
-  KernelTimer<Space> timer;
+  // Only one rank times with the KernelTimer (its Cuda flush buffer is not allocated otherwise).
+  std::optional<KernelTimer<Space>> timer;
+  if (comm.size() == 1) timer.emplace();
   std::vector<double> times, mine;
   values.clear();
   constexpr double kPoison = -1.2345678901234567e300;  // no sum of terms can be this
@@ -156,10 +159,10 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
     Space().fence();
     comm.barrier();
     double t = 0.0;
-    if (comm.size() == 1) {
-      timer.start();
+    if (timer) {
+      timer->start();
       kernel(result);
-      t = timer.stop();
+      t = timer->stop();
     } else {
       Kokkos::Timer wall;
       kernel(result);
@@ -174,7 +177,7 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
   }
   if (local_times) *local_times = mine;
   TimingStats stats = summarize(times);
-  stats.uncovered = comm.size() == 1 ? timer.uncovered() : 0;
+  stats.uncovered = timer ? timer->uncovered() : 0;
   return stats;
 }
 
@@ -238,8 +241,11 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   if (announce && comm.root()) announce(rec);
 
   check_output(c);
-  check_memory(estimate_memory(c, mine.count, is_host_space<Space>()), is_host_space<Space>(),
-               Space::memory_space::name(), space_available_bytes<Space>(), host_available_bytes(), c);
+  const std::vector<std::string> loss_variants =
+      c.reduction == Reduction::none ? std::vector<std::string>{} : variants::loss_variants(c);
+  check_memory(estimate_memory(c, mine.count, comm.size(), is_host_space<Space>(), loss_variants),
+               is_host_space<Space>(), Space::memory_space::name(), space_available_bytes<Space>(),
+               host_available_bytes(), c);
   Kokkos::Timer setup;
   const Problem<Space, T> p = make_problem<Space, T>(c, mine.begin, mine.count);
   rec.setup_s = comm.max(setup.seconds());
@@ -270,16 +276,7 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
     plan.push_back({std::string(kTermsVariant), [&](const Result<Space>& r) { variants::terms(p, out, r); },
                     2.0 * in_bytes + 4.0, "copy", Check::terms_matrix});
   } else {
-    std::vector<std::string> names;
-    if (c.variant == "all") {
-      for (auto v : kVariantNames)
-        if (variants::compiled_in(std::string(v)) && variants::applies(std::string(v), c)) names.emplace_back(v);
-    } else {
-      if (!variants::compiled_in(c.variant))
-        throw NotCompiledIn("variant '" + c.variant + "' is not compiled into this build (it needs Kokkos Kernels)");
-      names = {c.variant};
-    }
-    for (const std::string& name : names)
+    for (const std::string& name : loss_variants)
       plan.push_back({name, [&p, name](const Result<Space>& r) { variants::run_variant(name, p, r); }, 2.0 * in_bytes,
                       "read", Check::loss});
   }

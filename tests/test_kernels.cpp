@@ -252,6 +252,17 @@ TEST_CASE("backends and variants not compiled in are clear errors") {
 #endif
   REQUIRE_THROWS_AS(klmini::variants::run_variant("nope", upload({0.f}, {1.f}, 1, 1, false), klmini::Result<Space>("r")),
                     klmini::InputError);
+  // variant = "all" times every variant compiled in that applies: kokkos_kernels has no exact
+  // terms and no 16-bit inputs (the memory estimate counts its exp(t) only where it runs).
+  klmini::Config c = small_config(2, 8);
+  CHECK(klmini::variants::loss_variants(c) == variants_built());
+  c.precision = klmini::Precision::exact;
+  CHECK(klmini::variants::loss_variants(c) == std::vector<std::string>{"fused", "flat"});
+  c.precision = klmini::Precision::fast;
+  c.dtype = klmini::DType::bf16;
+  CHECK(klmini::variants::loss_variants(c) == std::vector<std::string>{"fused", "flat"});
+  c.variant = "flat";
+  CHECK(klmini::variants::loss_variants(c) == std::vector<std::string>{"flat"});
 }
 
 TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large]") {

@@ -7,36 +7,50 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "errors.hpp"
 #include "limits.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 
+namespace {
+// The loss variants a run times (variants::loss_variants): kokkos_kernels, or not.
+const std::vector<std::string> kWithKokkosKernels = {"fused", "flat", "kokkos_kernels"};
+const std::vector<std::string> kFusedOnly = {"fused"};
+}  // namespace
+
 TEST_CASE("the memory estimate counts every array a run allocates") {
   klmini::Config c;
   c.tokens = 1000;
   c.vocab = 250;  // 1 MB per fp32 matrix
   const double m = 1000.0 * 250 * 4;
-  auto host = klmini::estimate_memory(c, 1000, true);
+  auto host = klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels);
   CHECK(host.space_bytes == 2 * m);
   CHECK(host.host_bytes == 0.0);  // a host run verifies in place
-  auto device = klmini::estimate_memory(c, 1000, false);
+  auto device = klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels);
   const double flush = klmini::kTimerFlushBytes;  // a device timer's L2 flush buffer
   CHECK(flush == 256.0 * 1024 * 1024);
   CHECK(device.space_bytes == 2 * m + flush);
   CHECK(device.host_bytes == 2 * m);  // the full reference's copies
   c.reduction = klmini::Reduction::none;
   c.variant = "fused";
-  CHECK(klmini::estimate_memory(c, 1000, false).space_bytes == 3 * m + flush);
-  CHECK(klmini::estimate_memory(c, 1000, false).host_bytes == 3 * m);
+  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).space_bytes == 3 * m + flush);
+  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).host_bytes == 3 * m);
   c.reduction = klmini::Reduction::batchmean;
   c.log_target = true;
   c.variant = "all";
-  CHECK(klmini::estimate_memory(c, 1000, true).space_bytes == 3 * m);  // kokkos_kernels' exp(t)
-  CHECK(klmini::estimate_memory(c, 500, true).space_bytes == 1.5 * m);  // this rank's rows only
+  CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).space_bytes == 3 * m);  // kokkos_kernels' exp(t)
+  CHECK(klmini::estimate_memory(c, 500, 2, true, kWithKokkosKernels).space_bytes == 1.5 * m);  // this rank's rows only
+  // variant = "all" where kokkos_kernels does not run (exact terms, other dtypes, a build without
+  // it): no exp(t).
+  CHECK(klmini::estimate_memory(c, 1000, 1, true, kFusedOnly).space_bytes == 2 * m);
+  // Several ranks time by wall clock: no flush buffer on the device.
+  CHECK(klmini::estimate_memory(c, 500, 2, false, kFusedOnly).space_bytes == 1.0 * m);
+  CHECK(klmini::estimate_memory(c, 1000, 1, false, kFusedOnly).space_bytes == 2 * m + flush);
   c.gradient = true;
-  CHECK(klmini::estimate_memory(c, 1000, true).space_bytes == 4 * m);  // + the gradient
+  CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).space_bytes == 4 * m);  // + the gradient
 }
 
 TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 copies for the reference") {
@@ -45,23 +59,23 @@ TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 copies for the
   c.vocab = 250;
   c.dtype = klmini::DType::bf16;
   const double m = 1000.0 * 250 * 4;  // one fp32 matrix
-  const auto host = klmini::estimate_memory(c, 1000, true);
+  const auto host = klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels);
   CHECK(host.space_bytes == m);       // lp and t at 2 bytes each
   CHECK(host.host_bytes == 2 * m);    // the reference reads fp32 copies
-  const auto device = klmini::estimate_memory(c, 1000, false);
+  const auto device = klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels);
   CHECK(device.space_bytes == m + klmini::kTimerFlushBytes);
   CHECK(device.host_bytes == 2 * m + m / 2);  // fp32 copies, and one input staged for conversion
   c.gradient = true;
-  CHECK(klmini::estimate_memory(c, 1000, false).space_bytes == 2 * m + klmini::kTimerFlushBytes);  // + the fp32 gradient
+  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).space_bytes == 2 * m + klmini::kTimerFlushBytes);  // + the fp32 gradient
   c.verify = klmini::VerifyMode::off;
-  CHECK(klmini::estimate_memory(c, 1000, true).host_bytes == 0.0);
+  CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).host_bytes == 0.0);
 }
 
 TEST_CASE("a run that does not fit is refused with the shape and the sizes") {
   klmini::Config c;
   c.tokens = 1 << 20;
   c.vocab = 1 << 12;
-  const auto need = klmini::estimate_memory(c, c.tokens, false);
+  const auto need = klmini::estimate_memory(c, c.tokens, 1, false, kFusedOnly);
   REQUIRE_THROWS_AS(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c), klmini::DoesNotFit);
   REQUIRE_THROWS_WITH(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c),
                       ContainsSubstring("1048576 x 4096 needs 32.25 GiB in Cuda memory, but 1.00 GiB are free"));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "../errors.hpp"
 #include "../variant_names.hpp"
@@ -23,6 +24,20 @@ inline bool compiled_in(const std::string& name) {
 inline bool applies(const std::string& name, const Config& c) {
   if (name == "kokkos_kernels") return c.dtype == DType::fp32 && c.precision != Precision::exact;
   return true;
+}
+
+// The loss variants a run times: every one compiled in that applies (variant = "all"), or the
+// one named, which must be compiled in.
+inline std::vector<std::string> loss_variants(const Config& c) {
+  if (c.variant != "all") {
+    if (!compiled_in(c.variant))
+      throw NotCompiledIn("variant '" + c.variant + "' is not compiled into this build (it needs Kokkos Kernels)");
+    return {c.variant};
+  }
+  std::vector<std::string> names;
+  for (auto v : kVariantNames)
+    if (compiled_in(std::string(v)) && applies(std::string(v), c)) names.emplace_back(v);
+  return names;
 }
 
 template <class Space, class T>
