@@ -16,7 +16,7 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool h
   const double input = double(rows) * double(c.vocab) * double(element_bytes(c.dtype));
   MemoryNeed need;
   need.space_bytes = 2.0 * input;                               // lp and t
-  if (!host_memory && ranks == 1) need.space_bytes += kTimerFlushBytes;  // the timer's L2 flush
+  if (!host_memory && times_with_kernel_timer(ranks)) need.space_bytes += kTimerFlushBytes;  // the timer's L2 flush
   if (c.reduction == Reduction::none) need.space_bytes += matrix;  // the term matrix
   if (c.gradient) need.space_bytes += matrix;                  // d(loss)/d(lp)
   const bool runs_kokkos_kernels =

@@ -11,8 +11,11 @@
 namespace klmini {
 
 // The buffer a device's KernelTimer reads before each timed run (timer.hpp): larger than any
-// L2 cache, as triton.testing.do_bench's. Runs of several ranks time by wall clock, without it.
+// L2 cache, as triton.testing.do_bench's.
 inline constexpr double kTimerFlushBytes = 256.0 * 1024 * 1024;
+// Whether a run of `ranks` ranks times with the KernelTimer (and so allocates its flush buffer):
+// several ranks time by wall clock from a common barrier instead (runner.hpp, time_kernel).
+inline bool times_with_kernel_timer(int ranks) { return ranks == 1; }
 
 struct MemoryNeed {
   double space_bytes = 0.0;  // in the execution space's memory

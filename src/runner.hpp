@@ -148,9 +148,9 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
                         std::vector<double>& values, const Comm& comm, std::vector<double>* local_times = nullptr) {
   const Result<Space> result("klmini::result");
   for (int i = 0; i < warmup; ++i) kernel(result);
-  // Only one rank times with the KernelTimer (its Cuda flush buffer is not allocated otherwise).
+  // Built only where it times: its Cuda flush buffer is not allocated for runs of several ranks.
   std::optional<KernelTimer<Space>> timer;
-  if (comm.size() == 1) timer.emplace();
+  if (times_with_kernel_timer(comm.size())) timer.emplace();
   std::vector<double> times, mine;
   values.clear();
   constexpr double kPoison = -1.2345678901234567e300;  // no sum of terms can be this
