@@ -35,8 +35,10 @@ struct Arguments {
 
 std::string version_text() {
   const klmini::Provenance p = klmini::provenance();
+  const std::string kernels = klmini::kokkos_kernels_version();
   return "klmini " + p.version + " (git " + p.git_hash + ", " + p.compiler + ", Kokkos " + klmini::kokkos_version() +
-         " [" + klmini::kokkos_backends() + "])";
+         " [" + klmini::kokkos_backends() + "], " +
+         (kernels.empty() ? std::string("no Kokkos Kernels") : "Kokkos Kernels " + kernels) + ")";
 }
 
 }  // namespace

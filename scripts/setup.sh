@@ -1,32 +1,37 @@
 #!/usr/bin/env bash
 # klmini setup from nothing, on Debian (bookworm or newer). Idempotent: rerun it any time.
 #   1. installs the system packages klmini needs (apt);
-#   2. finds a Kokkos (Kokkos_ROOT or CMAKE_PREFIX_PATH), or builds Kokkos 3.4.01 (OpenMP +
-#      Serial) and Kokkos Kernels 3.4.01 into .deps/kokkos from Debian's Trilinos 13.2 source;
-#   3. fetches Kokkos 5.2's headers from Debian sid for the compile-only check (.deps/kokkos5);
-#   4. with --tests, builds the libFuzzer targets (clang -> build/fuzz);
-#   5. configures and builds klmini with the chosen presets (default: host -> build/host; with
-#      --tests also the sanitizer build: debug preset, Kokkos with bounds checks, ASan + UBSan).
-# Usage: scripts/setup.sh [--tests] [--preset host|debug ...] [--jobs N]
+#   2. finds a Kokkos (Kokkos_ROOT or CMAKE_PREFIX_PATH) and checks it has the backends asked
+#      for (scripts/kokkos-info.sh), or builds Kokkos 3.4.01 (OpenMP + Serial) and Kokkos
+#      Kernels 3.4.01 into .deps/kokkos from Debian's Trilinos 13.2 source;
+#   3. with --tests, builds the libFuzzer targets (clang -> build/fuzz);
+#   4. configures and builds klmini with the chosen presets (default: host -> build/host; with
+#      --tests also the sanitizer build: debug preset, Kokkos with bounds checks, ASan + UBSan;
+#      with --cuda the cuda preset -> build/cuda, against your Kokkos with Cuda);
+#   5. with --tests, builds klmini against Debian sid's Kokkos 5.x and Trilinos' Kokkos 4.x with
+#      Kokkos Kernels, each in a sid root (scripts/kokkos-releases.sh).
+# Usage: scripts/setup.sh [--tests] [--cuda] [--preset host|debug ...] [--jobs N]
+#        Kokkos_ROOT=/path/to/kokkos-with-cuda scripts/setup.sh --cuda
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps="$root/.deps"
 presets=()
-fuzz=0
+tests=0
 jobs=$(nproc)
 while (($#)); do
   case "$1" in
     --preset) presets+=("${2:?--preset needs a value}"); shift 2 ;;
-    --tests) presets+=(host debug); fuzz=1; shift ;;
+    --tests) presets+=(host debug); tests=1; shift ;;
+    --cuda) presets+=(cuda); shift ;;
     --jobs) jobs=${2:?--jobs needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 ((${#presets[@]})) || presets=(host)
 for preset in "${presets[@]}"; do
-  case "$preset" in host|debug) ;; *) echo "setup.sh: --preset must be host or debug (cuda: see README)" >&2; exit 2 ;; esac
+  case "$preset" in host|debug|cuda) ;; *) echo "setup.sh: --preset must be host, debug or cuda" >&2; exit 2 ;; esac
 done
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
@@ -36,6 +41,7 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 packages=(g++ cmake ninja-build git pkg-config dpkg-dev xz-utils ca-certificates
           libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
           libopenmpi-dev openmpi-bin python3 python3-matplotlib shellcheck clang libclang-rt-dev)
+((tests)) && packages+=(debootstrap binutils)  # the sid roots of scripts/kokkos-releases.sh
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -106,6 +112,21 @@ user_kokkos=""
 if user_kokkos=$(find_user_kokkos); then
   say "using the Kokkos at $user_kokkos (skipping the Kokkos build)"
 fi
+want_cuda=0
+for preset in "${presets[@]}"; do [[ "$preset" != cuda ]] || want_cuda=1; done
+if ((want_cuda)) && [[ -z "$user_kokkos" ]]; then
+  echo "setup.sh: --cuda needs your Kokkos built with Cuda: Kokkos_ROOT=/path/to/kokkos scripts/setup.sh --cuda" >&2
+  exit 2
+fi
+# Check the user's Kokkos before anything is built: one line naming it, exit 2.
+kokkos_route=host
+if [[ -n "$user_kokkos" ]]; then
+  require=host
+  ((want_cuda)) && require=cuda
+  info=$("$root/scripts/kokkos-info.sh" --require "$require" "$user_kokkos") || exit 2
+  kokkos_route=$(sed -n 's/^route=//p' <<<"$info")
+  say "Kokkos $(sed -n 's/^version=//p' <<<"$info") [$(sed -n 's/^devices=//p' <<<"$info")], route $kokkos_route"
+fi
 kokkos_prefix() {  # the Kokkos a preset builds against when the user gave none
   case "$1" in
     host) echo "$deps/kokkos" ;;
@@ -125,40 +146,29 @@ for preset in "${presets[@]}"; do
   fi
 done
 
-# ---- 3. Kokkos 5.2 headers for the compile-only check ----------------------------------------
-if [[ ! -f "$deps/kokkos5/.complete" ]]; then
-  say "fetching Kokkos 5.x headers (Debian sid's libkokkos-dev) for the compile-only check"
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  uri=$(sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/klmini.sources | head -1)
-  mkdir -p "$tmp/lists/partial" "$tmp/parts" "$tmp/cache/archives/partial"
-  printf 'Types: deb\nURIs: %s\nSuites: sid\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-    "$uri" >"$tmp/parts/sid.sources"
-  apt_sid=(-o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts="$tmp/parts" -o Dir::State::Lists="$tmp/lists"
-           -o Dir::Cache="$tmp/cache" -o Dir::State::Status=/dev/null -o APT::Sandbox::User=root)
-  if apt-get "${apt_sid[@]}" update -qq && (cd "$tmp" && apt-get "${apt_sid[@]}" download -qq libkokkos-dev); then
-    rm -rf "$deps/kokkos5"
-    mkdir -p "$deps/kokkos5"
-    dpkg-deb -x "$tmp"/libkokkos-dev_*.deb "$deps/kokkos5"
-    touch "$deps/kokkos5/.complete"
-  else
-    say "warning: could not fetch Debian sid's libkokkos-dev; the Kokkos 5 compile check will be skipped"
-  fi
-fi
-
-# ---- 4. fuzz targets (before klmini, whose tests look for them) ---------------------------
-if ((fuzz)); then
+# ---- 3. fuzz targets (before klmini, whose tests look for them) ---------------------------
+if ((tests)); then
   say "building the libFuzzer targets (clang) into build/fuzz"
   CXX=clang++ cmake -S "$root/fuzz" -B "$root/build/fuzz" -G Ninja >/dev/null
   cmake --build "$root/build/fuzz" -j "$jobs"
 fi
 
-# ---- 5. klmini ------------------------------------------------------------------------------
+# ---- 4. klmini ------------------------------------------------------------------------------
 for preset in "${presets[@]}"; do
   say "configuring and building klmini (preset $preset)"
   args=()
   [[ -z "$user_kokkos" ]] || args=(-DKokkos_ROOT="$user_kokkos")
+  # nvcc_wrapper route: the C++ compiler stays the host one (toml++ never meets nvcc); Kokkos'
+  # launcher sends the sources that use Kokkos through nvcc_wrapper.
+  if [[ "$preset" == cuda && "$kokkos_route" == nvcc_wrapper ]]; then
+    args+=(-DCMAKE_CXX_COMPILER="${NVCC_WRAPPER_DEFAULT_COMPILER:-g++}")
+  fi
   (cd "$root" && cmake --preset "$preset" "${args[@]}" >/dev/null)
   cmake --build "$root/build/$preset" -j "$jobs"
   say "done: $root/build/$preset/bin/klmini"
 done
+
+# ---- 5. the other Kokkos releases (tests) -------------------------------------------------
+if ((tests)); then
+  as_root "$root/scripts/kokkos-releases.sh" setup --jobs "$jobs"
+fi

@@ -1,6 +1,9 @@
 #include "backends.hpp"
 
 #include <Kokkos_Core.hpp>
+#ifdef KLMINI_HAVE_KOKKOS_KERNELS
+#include <KokkosKernels_config.h>
+#endif
 
 #include <cstdio>
 
@@ -34,11 +37,25 @@ std::string resolve_backend(const std::string& requested) {
   throw NotCompiledIn("backend '" + requested + "' is not compiled into this build (compiled in: " + have + ")");
 }
 
-std::string kokkos_version() {
-  const int v = KOKKOS_VERSION;
-  char text[32];  // Kokkos writes its patch level with two digits: 3.4.01, 4.6.01
+namespace {
+// Kokkos writes its patch level with two digits: 3.4.01, 4.6.01.
+std::string kokkos_style_version(int v) {
+  char text[32];
   std::snprintf(text, sizeof text, "%d.%d.%02d", v / 10000, v / 100 % 100, v % 100);
   return text;
+}
+}  // namespace
+
+std::string kokkos_version() { return kokkos_style_version(KOKKOS_VERSION); }
+
+std::string kokkos_kernels_version() {
+#if defined(KOKKOSKERNELS_VERSION)
+  return kokkos_style_version(KOKKOSKERNELS_VERSION);
+#elif defined(KLMINI_HAVE_KOKKOS_KERNELS)
+  return KLMINI_KOKKOS_KERNELS_CMAKE_VERSION[0] != '\0' ? KLMINI_KOKKOS_KERNELS_CMAKE_VERSION : "(version unknown)";
+#else
+  return "";
+#endif
 }
 
 std::string kokkos_backends() {
@@ -56,13 +73,13 @@ Record run(const Config& deck, const std::function<void(const Record&)>& announc
   Config config = deck;
   if (config.precision == Precision::backend_default) config.precision = default_precision(backend);
 #ifdef KOKKOS_ENABLE_CUDA
-  if (backend == "cuda") return run_problem<Kokkos::Cuda>(config, announce, kokkos_version(), kokkos_backends());
+  if (backend == "cuda") return run_problem<Kokkos::Cuda>(config, announce);
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
-  if (backend == "openmp") return run_problem<Kokkos::OpenMP>(config, announce, kokkos_version(), kokkos_backends());
+  if (backend == "openmp") return run_problem<Kokkos::OpenMP>(config, announce);
 #endif
 #ifdef KOKKOS_ENABLE_SERIAL
-  if (backend == "serial") return run_problem<Kokkos::Serial>(config, announce, kokkos_version(), kokkos_backends());
+  if (backend == "serial") return run_problem<Kokkos::Serial>(config, announce);
 #endif
   throw NotCompiledIn("backend '" + backend + "' has no runner in this build");
 }

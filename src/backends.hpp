@@ -19,6 +19,8 @@ std::string resolve_backend(const std::string& requested);
 
 // Kokkos version and enabled backends, for the report.
 std::string kokkos_version();
+// The Kokkos Kernels version compiled in, or "" when the build has none.
+std::string kokkos_kernels_version();
 std::string kokkos_backends();
 
 // The precision a deck without a `precision` key gets on each backend: "exact" where it costs

@@ -32,6 +32,11 @@ struct VariantResult {
   Verification verification;
 };
 
+// A loss variant that variant = "all" did not run, and why.
+struct LeftOutVariant {
+  std::string variant, reason;
+};
+
 struct Record {
   Config config;
   std::string backend;             // resolved ("openmp", ...)
@@ -40,6 +45,7 @@ struct Record {
   int ranks = 1;                   // MPI ranks, each with its share of the tokens
   std::string kokkos_version;
   std::string kokkos_backends;     // enabled in the Kokkos build
+  std::string kokkos_kernels_version;  // "" when the build has no Kokkos Kernels
   double input_bytes = 0.0;        // 2 * tokens * vocab * sizeof(float)
   double setup_s = 0.0;            // allocation + generation or file reading
   double reference_s = 0.0;        // fp64 host reference
@@ -48,6 +54,7 @@ struct Record {
   TimingStats copy_ceiling;        // read both, write one fp32 matrix (only when a kernel writes one)
   double copy_ceiling_GBps = 0.0;
   std::vector<VariantResult> results;
+  std::vector<LeftOutVariant> left_out;  // variant = "all": the loss variants not run
   double loss = 0.0;               // the product variant's (first in results)
   std::string output_written;      // path of the `none` matrix, if written
   std::string grad_written;        // path of the gradient, if written

@@ -117,9 +117,11 @@ void print_summary(const Record& r, std::ostream& os) {
      << r.concurrency << ")\n"
      << "  ranks           " << r.ranks
      << (r.ranks > 1 ? " (MPI; tokens split across ranks, fp64 partial sums combined by MPI_Allreduce)" : "") << "\n"
-     << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "]\n"
-     << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n"
-     << "  verification    " << to_string(c.verify);
+     << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
+     << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
+     << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n";
+  for (const LeftOutVariant& v : r.left_out) os << "  left out        " << v.variant << ": " << v.reason << "\n";
+  os << "  verification    " << to_string(c.verify);
   if (c.verify == VerifyMode::sample) os << " (" << c.sample_rows << " rows)";
   os << "\n";
 }
@@ -224,6 +226,8 @@ void write_json(const Record& r, const std::string& path) {
     std::visit([&params, &k = key](const auto& v) { params[k] = v; }, value);
   params["backend"] = r.backend;
   params["ranks"] = r.ranks;
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
   nlohmann::json results = nlohmann::json::array();
   for (const auto& v : r.results) {
     results.push_back({{"variant", v.variant},
@@ -254,6 +258,7 @@ void write_json(const Record& r, const std::string& path) {
                            : nlohmann::json()},
       {"one_pass_over_two_passes", one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
       {"results", results},
+      {"left_out", left_out},
       {"verification",
        {{"mode", to_string(r.config.verify)},
         {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
@@ -269,6 +274,7 @@ void write_json(const Record& r, const std::string& path) {
         {"build_type", p.build_type},
         {"kokkos_version", r.kokkos_version},
         {"kokkos_backends", r.kokkos_backends},
+        {"kokkos_kernels_version", r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
         {"execution_space", r.execution_space},
         {"concurrency", r.concurrency},
         {"ranks", r.ranks},

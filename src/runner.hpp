@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backends.hpp"
 #include "comm.hpp"
 #include "config.hpp"
 #include "errors.hpp"
@@ -210,6 +211,10 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
   rec.execution_space = Space::name();
   rec.concurrency = static_cast<int>(Space().concurrency());
   rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
+  rec.kokkos_version = kokkos_version();
+  rec.kokkos_backends = kokkos_backends();
+  rec.kokkos_kernels_version = kokkos_kernels_version();
+  rec.left_out = variants::left_out_variants(c);
   return rec;
 }
 
@@ -227,16 +232,13 @@ struct PlannedKernel {
 // The whole run on elements of type T. `announce` is called once the summary can be printed
 // (before the timing).
 template <class Space, class T>
-Record run_typed(const Config& c, const std::function<void(const Record&)>& announce, const std::string& kokkos_version,
-                 const std::string& kokkos_backends) {
+Record run_typed(const Config& c, const std::function<void(const Record&)>& announce) {
   using Kernel = PlannedKernel<Space>;
   using Check = typename Kernel::Check;
   using OutMatrix = typename Problem<Space, T>::OutMatrix;
   const Comm& comm = Comm::world();
   const RowRange mine = rows_of_rank(c.tokens, comm.rank(), comm.size());
   Record rec = record_header<Space>(c);
-  rec.kokkos_version = kokkos_version;
-  rec.kokkos_backends = kokkos_backends;
   rec.ranks = comm.size();
   if (announce && comm.root()) announce(rec);
 
@@ -397,14 +399,13 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
 
 // The whole run: `c.precision` is resolved (not backend_default); the element type is c.dtype.
 template <class Space>
-Record run_problem(const Config& c, const std::function<void(const Record&)>& announce,
-                   const std::string& kokkos_version, const std::string& kokkos_backends) {
+Record run_problem(const Config& c, const std::function<void(const Record&)>& announce) {
   switch (c.dtype) {
-    case DType::bf16: return run_typed<Space, bf16>(c, announce, kokkos_version, kokkos_backends);
-    case DType::fp16: return run_typed<Space, fp16>(c, announce, kokkos_version, kokkos_backends);
+    case DType::bf16: return run_typed<Space, bf16>(c, announce);
+    case DType::fp16: return run_typed<Space, fp16>(c, announce);
     case DType::fp32: break;
   }
-  return run_typed<Space, float>(c, announce, kokkos_version, kokkos_backends);
+  return run_typed<Space, float>(c, announce);
 }
 
 }  // namespace klmini

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../errors.hpp"
+#include "../record.hpp"
 #include "../variant_names.hpp"
 #include "flat.hpp"
 #include "fused.hpp"
@@ -19,14 +20,17 @@ inline bool compiled_in(const std::string& name) {
   return is_known_variant(name);
 }
 
-// Whether a variant computes what the deck asks for (variant = "all" runs those that do):
+// Why a loss variant does not run for this deck in this build, or "" when it does.
 // kokkos_kernels composes fp32 library calls, so it has neither other dtypes nor exact terms.
-inline bool applies(const std::string& name, const Config& c) {
-  if (name == "kokkos_kernels") return c.dtype == DType::fp32 && c.precision != Precision::exact;
-  return true;
+inline std::string why_left_out(const std::string& name, const Config& c) {
+  if (!compiled_in(name)) return "not compiled in: this build has no Kokkos Kernels";
+  if (name == "kokkos_kernels" && c.dtype != DType::fp32)
+    return "reads fp32 inputs only (dtype is " + std::string(to_string(c.dtype)) + ")";
+  if (name == "kokkos_kernels" && c.precision == Precision::exact) return "has no precision = \"exact\"";
+  return "";
 }
 
-// The loss variants a run times: every one compiled in that applies (variant = "all"), or the
+// The loss variants a run times: every one that runs for the deck (variant = "all"), or the
 // one named, which must be compiled in.
 inline std::vector<std::string> loss_variants(const Config& c) {
   if (c.variant != "all") {
@@ -36,8 +40,19 @@ inline std::vector<std::string> loss_variants(const Config& c) {
   }
   std::vector<std::string> names;
   for (auto v : kVariantNames)
-    if (compiled_in(std::string(v)) && applies(std::string(v), c)) names.emplace_back(v);
+    if (why_left_out(std::string(v), c).empty()) names.emplace_back(v);
   return names;
+}
+
+// The loss variants variant = "all" leaves out, each with the reason (empty for one variant).
+inline std::vector<LeftOutVariant> left_out_variants(const Config& c) {
+  std::vector<LeftOutVariant> out;
+  if (c.variant != "all") return out;
+  for (auto v : kVariantNames) {
+    std::string why = why_left_out(std::string(v), c);
+    if (!why.empty()) out.push_back({std::string(v), std::move(why)});
+  }
+  return out;
 }
 
 template <class Space, class T>
