@@ -71,8 +71,8 @@ fi
 
 # ---- 2. Kokkos ------------------------------------------------------------------------------
 find_user_kokkos() {
-  local dir
-  for dir in ${Kokkos_ROOT:-} ${CMAKE_PREFIX_PATH//:/ }; do
+  local dir prefix_path=${CMAKE_PREFIX_PATH:-}
+  for dir in ${Kokkos_ROOT:-} ${prefix_path//:/ }; do
     [[ -n "$dir" ]] || continue
     if compgen -G "$dir/lib*/cmake/Kokkos/KokkosConfig.cmake" >/dev/null || [[ -f "$dir/KokkosConfig.cmake" ]]; then
       echo "$dir"; return 0
@@ -162,6 +162,12 @@ for preset in "${presets[@]}"; do
   # launcher sends the sources that use Kokkos through nvcc_wrapper.
   if [[ "$preset" == cuda && "$kokkos_route" == nvcc_wrapper ]]; then
     args+=(-DCMAKE_CXX_COMPILER="${NVCC_WRAPPER_DEFAULT_COMPILER:-g++}")
+  fi
+  # A build folder configured against another Kokkos keeps that one's cached paths: start fresh.
+  cache="$root/build/$preset/CMakeCache.txt"
+  if [[ -n "$user_kokkos" && -f "$cache" ]] && ! grep -qxF "Kokkos_ROOT:UNINITIALIZED=$user_kokkos" "$cache" \
+     && ! grep -qxF "Kokkos_ROOT:PATH=$user_kokkos" "$cache"; then
+    args+=(--fresh)
   fi
   (cd "$root" && cmake --preset "$preset" "${args[@]}" >/dev/null)
   cmake --build "$root/build/$preset" -j "$jobs"
