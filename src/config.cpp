@@ -296,8 +296,9 @@ Config parse_config(const std::string& deck_text, const std::string& source_name
 
 Config load_config(const std::string& deck_path, const std::vector<std::string>& overrides) {
   if (deck_path.empty()) return parse_config(embedded_default_deck(), "embedded default deck", "", overrides);
+  errno = 0;
   std::ifstream in(deck_path, std::ios::binary);
-  if (!in) throw InputError(deck_path + ": cannot open deck file");
+  if (!in) throw InputError(deck_path + ": cannot open deck file: " + os_error());
   std::ostringstream text;
   text << in.rdbuf();
   const fs::path dir = fs::path(deck_path).parent_path();

@@ -2,10 +2,20 @@
 // stderr and exit code 2; the message always names the key, file, line or shape at fault.
 #pragma once
 
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 namespace klmini {
+
+// The operating system's reason for the last failed file operation (strerror of errno), for
+// messages such as "out.json: cannot write JSON file: Permission denied". Callers clear errno
+// before the operation, so a stale value is not reported.
+inline std::string os_error() {
+  const int e = errno;
+  return e != 0 ? std::strerror(e) : "reason not reported by the system";
+}
 
 class InputError : public std::runtime_error {
  public:

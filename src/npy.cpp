@@ -191,8 +191,9 @@ NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_
 }
 
 NpyHeader inspect_npy(const std::string& path, std::int64_t rows, std::int64_t cols, const std::string& descr) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataFileError(path, "cannot open .npy file");
+  if (!in) throw DataFileError(path, "cannot open .npy file: " + os_error());
   std::error_code ec;
   const auto file_size = static_cast<std::int64_t>(std::filesystem::file_size(path, ec));
   if (ec) throw DataFileError(path, "cannot determine file size: " + ec.message());
@@ -221,8 +222,9 @@ NpyHeader inspect_npy(const std::string& path, std::int64_t rows, std::int64_t c
 
 void read_npy_rows(const std::string& path, const NpyHeader& header, std::int64_t row_begin, std::int64_t row_count,
                    void* dest) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataFileError(path, "cannot open .npy file");
+  if (!in) throw DataFileError(path, "cannot open .npy file: " + os_error());
   const std::int64_t cols = header.shape.at(1);
   const std::int64_t item = npy_item_bytes(header.descr);
   in.seekg(header.data_offset + row_begin * cols * item);
@@ -255,15 +257,17 @@ std::string npy_header(std::int64_t rows, std::int64_t cols) {
 void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols, const float* data) {
   const std::string tmp = path + ".tmp";
   {
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw DataFileError(path, "cannot create output file (" + tmp + ")");
+    if (!out) throw DataFileError(path, "cannot create output file (" + tmp + "): " + os_error());
     const std::string header = npy_header(rows, cols);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.write(reinterpret_cast<const char*>(data), rows * cols * std::int64_t(sizeof(float)));
     out.flush();
     if (!out) {
+      const std::string reason = os_error();
       std::remove(tmp.c_str());
-      throw DataFileError(path, "write failed (disk full?)");
+      throw DataFileError(path, "write failed: " + reason);
     }
   }
   std::error_code ec;
@@ -278,13 +282,15 @@ void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std:
   bool ok = true;
   std::string why;
   if (comm.root()) {  // the header and the file's full length, before any rank writes its rows
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
     out.close();
+    const std::string reason = out ? std::string() : os_error();
     std::error_code ec;
     if (out) std::filesystem::resize_file(tmp, header.size() + std::uint64_t(tokens * vocab) * sizeof(float), ec);
     ok = out && !ec;
-    if (!ok) why = "cannot create output file (" + tmp + ")";
+    if (!ok) why = "cannot create output file (" + tmp + "): " + (ec ? ec.message() : reason);
   }
   if (!comm.all(ok)) throw DataFileError(path, why.empty() ? "rank 0 could not create the output file" : why);
   {

@@ -280,10 +280,12 @@ void write_json(const Record& r, const std::string& path) {
         {"ranks", r.ranks},
         {"host", p.host},
         {"date", p.date_utc}}}};
+  errno = 0;
   std::ofstream out(path, std::ios::trunc);
-  if (!out) throw DataFileError(path, "cannot write JSON file");
+  if (!out) throw DataFileError(path, "cannot write JSON file: " + os_error());
   out << doc.dump(2) << "\n";
-  if (!out) throw DataFileError(path, "write failed");
+  out.flush();
+  if (!out) throw DataFileError(path, "write failed: " + os_error());
 }
 
 void append_csv(const Record& r, const std::string& path) {
@@ -300,8 +302,9 @@ void append_csv(const Record& r, const std::string& path) {
     if (first != header)
       throw DataFileError(path, "existing CSV has a different header; write to a new file");
   }
+  errno = 0;
   std::ofstream out(path, std::ios::app);
-  if (!out) throw DataFileError(path, "cannot append to CSV file");
+  if (!out) throw DataFileError(path, "cannot append to CSV file: " + os_error());
   if (fresh) out << header << "\n";
   const Provenance p = provenance();
   const Config& c = r.config;
@@ -316,7 +319,8 @@ void append_csv(const Record& r, const std::string& path) {
         << v.ceiling << "," << (v.ceiling == "copy" ? r.copy_ceiling_GBps : r.ceiling_GBps) << "," << v.fraction_of_ceiling << "," << format_loss(v.loss) << "," << check << ","
         << std::setprecision(3) << v.verification.relative_error << "\n";
   }
-  if (!out) throw DataFileError(path, "write failed");
+  out.flush();
+  if (!out) throw DataFileError(path, "write failed: " + os_error());
 }
 
 }  // namespace klmini

@@ -68,6 +68,13 @@ add_test(NAME cli/kokkos_info
          COMMAND ${CMAKE_COMMAND} -DINFO=${PROJECT_SOURCE_DIR}/scripts/kokkos-info.sh -DWORK=${_cli_dir}/kokkos_info
                  -DKOKKOS_DIR=${Kokkos_DIR} -DKOKKOS_VERSION=${Kokkos_VERSION}
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/kokkos_info_test.cmake)
+# A file that cannot be written names the file and the system's reason.
+klmini_cli_test(json_unwritable 2 "/nonexistent-dir/out.json: cannot write JSON file: No such file or directory"
+                ${_in}/ci.toml --json /nonexistent-dir/out.json)
+klmini_cli_test(csv_unwritable 2 "/nonexistent-dir/out.csv: cannot append to CSV file: No such file or directory"
+                ${_in}/ci.toml --csv /nonexistent-dir/out.csv)
+klmini_cli_test(output_unwritable 2 "cannot create output file \\(/nonexistent-dir/t.npy.tmp\\): No such file or directory"
+                ${_in}/ci.toml --set reduction=none --set output=/nonexistent-dir/t.npy)
 klmini_cli_test(kokkos_kernels_bf16 2 "key 'variant': 'kokkos_kernels' reads fp32 inputs only" --set dtype=bf16 --set variant=kokkos_kernels)
 klmini_cli_test(npy_dtype_mismatch 2 "lp_2x3.npy: dtype '<f4' is not what the deck's dtype reads \\(bf16 bits '<u2'\\)"
                 ${_data}/npy_shape.toml --set dtype=bf16 --set tokens=2 --set vocab=3)
