@@ -10,9 +10,11 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <sstream>
 
-#include "backends.hpp"
-#include "runner.hpp"
+#include "run/backends.hpp"
+#include "run/runner.hpp"
+#include "version.hpp"
 
 namespace {
 
@@ -83,10 +85,10 @@ template <class Space>
 void register_variants(const std::string& backend, const std::vector<Shape>& shapes) {
   for (const Shape& shape : shapes) {
     add<Space>(backend, "ceiling_read", shape, [](const auto& p, const auto& r) { klmini::variants::read_ceiling(p, r); });
-    for (auto v : klmini::kVariantNames) {
-      const std::string name(v);
-      if (!klmini::variants::compiled_in(name)) continue;
-      add<Space>(backend, name, shape, [name](const auto& p, const auto& r) { klmini::variants::run_variant(name, p, r); });
+    for (const klmini::Variant v : klmini::loss_variant_table()) {
+      if (!klmini::compiled_in(v)) continue;
+      add<Space>(backend, klmini::variant_name(v), shape,
+                 [v](const auto& p, const auto& r) { klmini::variants::run_loss_variant(v, p, r); });
     }
   }
 }
@@ -111,7 +113,7 @@ struct KlTermExactGeneralOp : klmini::variants::KlTermExactOp<false> {
 };
 
 // The exact term with its table gathered from global memory (through L1) instead of staged in
-// team scratch: the product's kernel before the fourth session staged it.
+// team scratch: what staging the table in scratch gains.
 struct KlTermExactGlobalOp : klmini::variants::KlTermExactOp<false> {
   static constexpr int scratch_bytes = 0;
 };
@@ -126,7 +128,7 @@ void register_timing_methods(const std::string& backend, const std::vector<Shape
       add<Space>(backend, "timing_read" + suffix, s,
                  [](const auto& p, const auto& r) { klmini::variants::read_ceiling(p, r); }, flush);
       add<Space>(backend, "timing_fused" + suffix, s,
-                 [](const auto& p, const auto& r) { klmini::variants::run_variant("fused", p, r); }, flush);
+                 [](const auto& p, const auto& r) { klmini::variants::fused(p, r); }, flush);
     }
 }
 
@@ -192,8 +194,18 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
 int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   benchmark::Initialize(&argc, argv);
+  // Provenance in the output's context, as Kokkos' own performance tests record it.
+  benchmark::AddCustomContext("klmini_version", KLMINI_VERSION);
+  benchmark::AddCustomContext("klmini_git_hash", KLMINI_GIT_HASH);
+  benchmark::AddCustomContext("klmini_compiler", KLMINI_COMPILER);
+  benchmark::AddCustomContext("klmini_build_type", KLMINI_BUILD_TYPE);
   benchmark::AddCustomContext("klmini_kokkos_version", klmini::kokkos_version());
   benchmark::AddCustomContext("klmini_kokkos_backends", klmini::kokkos_backends());
+  const std::string kernels = klmini::kokkos_kernels_version();
+  benchmark::AddCustomContext("klmini_kokkos_kernels_version", kernels.empty() ? "none" : kernels);
+  std::ostringstream configuration;
+  Kokkos::print_configuration(configuration);
+  benchmark::AddCustomContext("kokkos_configuration", configuration.str());
 #ifdef KOKKOS_ENABLE_CUDA
   const std::vector<Shape> seed = {{16384, 4096}, {16384, 16384}, {16384, 131072}};
   register_variants<Kokkos::Cuda>("cuda", seed);

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "config.hpp"
-#include "errors.hpp"
+#include "host/config.hpp"
+#include "host/errors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "errors.hpp"
-#include "npy.hpp"
+#include "host/errors.hpp"
+#include "host/npy.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   struct Expected {

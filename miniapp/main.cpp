@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "backends.hpp"
-#include "comm.hpp"
-#include "config.hpp"
-#include "errors.hpp"
-#include "report.hpp"
+#include "run/backends.hpp"
+#include "host/comm.hpp"
+#include "host/config.hpp"
+#include "host/errors.hpp"
+#include "host/report.hpp"
 
 namespace {
 

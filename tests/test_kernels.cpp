@@ -13,12 +13,12 @@
 #include <fstream>
 #include <random>
 
-#include "backends.hpp"
+#include "run/backends.hpp"
 #include "edge_cases.hpp"
 #include "fresh_seed.hpp"
-#include "npy.hpp"
-#include "report.hpp"
-#include "runner.hpp"
+#include "host/npy.hpp"
+#include "host/report.hpp"
+#include "run/runner.hpp"
 
 using Space = KLMINI_TEST_SPACE;
 using klmini::Problem;
@@ -44,10 +44,11 @@ Problem<Space> upload(const std::vector<float>& lp, const std::vector<float>& t,
   return p;
 }
 
-std::vector<std::string> variants_built() {
-  std::vector<std::string> v;
-  for (auto name : klmini::kVariantNames)
-    if (klmini::variants::compiled_in(std::string(name))) v.emplace_back(name);
+// The loss variants compiled into this build.
+std::vector<klmini::Variant> variants_built() {
+  std::vector<klmini::Variant> v;
+  for (const klmini::Variant k : klmini::loss_variant_table())
+    if (klmini::compiled_in(k)) v.push_back(k);
   return v;
 }
 
@@ -76,9 +77,9 @@ TEST_CASE("every variant reproduces the semantics vectors, both target forms") {
       typename Problem<Space>::Matrix out("out", c.tokens, c.vocab);
       std::vector<std::pair<std::string, double>> sums;
       const klmini::Result<Space> result("result");
-      for (const auto& name : variants_built()) {
-        klmini::variants::run_variant(name, p, result);
-        sums.emplace_back(name, klmini::read_result<Space>(result));
+      for (const klmini::Variant v : variants_built()) {
+        klmini::variants::run_loss_variant(v, p, result);
+        sums.emplace_back(klmini::variant_name(v), klmini::read_result<Space>(result));
       }
       klmini::variants::terms(p, out, result);
       sums.emplace_back("terms", klmini::read_result<Space>(result));
@@ -250,19 +251,25 @@ TEST_CASE("backends and variants not compiled in are clear errors") {
 #ifndef KOKKOS_ENABLE_CUDA
   REQUIRE_THROWS_WITH(klmini::resolve_backend("cuda"), Catch::Matchers::ContainsSubstring("not compiled into this build"));
 #endif
-  REQUIRE_THROWS_AS(klmini::variants::run_variant("nope", upload({0.f}, {1.f}, 1, 1, false), klmini::Result<Space>("r")),
+  REQUIRE_THROWS_AS(klmini::variants::run_loss_variant(klmini::Variant::terms, upload({0.f}, {1.f}, 1, 1, false),
+                                                       klmini::Result<Space>("r")),
                     klmini::InputError);
   // variant = "all" times every variant compiled in that applies: kokkos_kernels has no exact
   // terms and no 16-bit inputs (the memory estimate counts its exp(t) only where it runs).
   klmini::Config c = small_config(2, 8);
-  CHECK(klmini::variants::loss_variants(c) == variants_built());
+  using klmini::Variant;
+  CHECK(klmini::timed_variants(c) == variants_built());
   c.precision = klmini::Precision::exact;
-  CHECK(klmini::variants::loss_variants(c) == std::vector<std::string>{"fused", "flat"});
+  CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::fused, Variant::flat});
   c.precision = klmini::Precision::fast;
   c.dtype = klmini::DType::bf16;
-  CHECK(klmini::variants::loss_variants(c) == std::vector<std::string>{"fused", "flat"});
+  CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::fused, Variant::flat});
   c.variant = "flat";
-  CHECK(klmini::variants::loss_variants(c) == std::vector<std::string>{"flat"});
+  CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::flat});
+  c.gradient = true;  // the gradient's kernels follow the loss variants
+  CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::flat, Variant::fused_grad, Variant::grad_only});
+  c.reduction = klmini::Reduction::none;
+  CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::terms, Variant::fused_grad, Variant::grad_only});
 }
 
 TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large]") {
@@ -446,7 +453,7 @@ TEST_CASE("gradient = true: d(loss)/d(lp) for every reduction and both target fo
       CHECK(v.variant == "fused_grad");
       INFO(v.verification.detail);
       CHECK(v.verification.passed);
-      CHECK(v.ceiling == "copy");
+      CHECK(v.ceiling == klmini::Ceiling::copy);
       CHECK(v.loss == Catch::Approx(r.results.front().loss).epsilon(1e-6));  // the same loss as fused
       const auto& only = r.results[2];
       CHECK(only.variant == "grad_only");

@@ -10,15 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "errors.hpp"
-#include "limits.hpp"
+#include "host/errors.hpp"
+#include "host/limits.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 
 namespace {
-// The loss variants a run times (variants::loss_variants): kokkos_kernels, or not.
-const std::vector<std::string> kWithKokkosKernels = {"fused", "flat", "kokkos_kernels"};
-const std::vector<std::string> kFusedOnly = {"fused"};
+// The variants a run times (timed_variants): kokkos_kernels, or not.
+const std::vector<klmini::Variant> kWithKokkosKernels = {klmini::Variant::fused, klmini::Variant::flat,
+                                                         klmini::Variant::kokkos_kernels};
+const std::vector<klmini::Variant> kFusedOnly = {klmini::Variant::fused};
 }  // namespace
 
 TEST_CASE("the memory estimate counts every array a run allocates") {

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "errors.hpp"
+#include "host/errors.hpp"
 #include "fresh_seed.hpp"
-#include "npy.hpp"
+#include "host/npy.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 

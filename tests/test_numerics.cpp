@@ -8,8 +8,8 @@
 #include <cstring>
 #include <random>
 
-#include "dtype.hpp"
-#include "exact_log.hpp"
+#include "numerics/dtype.hpp"
+#include "numerics/exact_log.hpp"
 
 namespace {
 

@@ -9,9 +9,9 @@
 
 #include "edge_cases.hpp"
 #include "fresh_seed.hpp"
-#include "reference.hpp"
-#include "semantics.hpp"
-#include "verify.hpp"
+#include "host/reference.hpp"
+#include "numerics/semantics.hpp"
+#include "host/verify.hpp"
 
 using klmini::testing::edge_cases;
 

@@ -12,8 +12,8 @@
 #include <limits>
 #include <sstream>
 
-#include "errors.hpp"
-#include "report.hpp"
+#include "host/errors.hpp"
+#include "host/report.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 
@@ -106,6 +106,7 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
   const std::string path = temp_path("a.json");
   klmini::write_json(sample_record(0.125), path);
   const auto j = nlohmann::json::parse(std::ifstream(path));
+  CHECK(j["schema_version"] == 1);
   CHECK(j["parameters"]["tokens"] == 8);
   CHECK(j["parameters"]["reduction"] == "batchmean");
   CHECK(j["parameters"]["log_target"] == false);
@@ -140,6 +141,8 @@ TEST_CASE("CSV: the header once, then one row per variant per run") {
   std::getline(in, row2);
   CHECK_FALSE(std::getline(in, extra));
   CHECK_THAT(header, ContainsSubstring("variant,median_s,min_s,max_s"));
+  CHECK(header.rfind("schema_version,date,", 0) == 0);
+  CHECK(row1.rfind("1,", 0) == 0);
   CHECK_THAT(row1, ContainsSubstring(",fused,"));
   CHECK_THAT(row1, ContainsSubstring(",0.125,passed,"));
   CHECK_THAT(row2, ContainsSubstring(",0.25,passed,"));
@@ -155,7 +158,7 @@ TEST_CASE("with the gradient, the table shows the copy ceiling and one pass agai
   r.copy_ceiling_GBps = 8.0 * 16 * 12 / 3e-6 * 1e-9;
   klmini::VariantResult grad = r.results.front();
   grad.variant = "fused_grad";
-  grad.ceiling = "copy";
+  grad.ceiling = klmini::Ceiling::copy;
   grad.time = {6e-6, 5e-6, 7e-6};
   grad.fraction_of_ceiling = 0.5;
   klmini::VariantResult only = grad;

@@ -1,0 +1,94 @@
+// The data of one run on one execution space: this rank's rows of lp and t.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "numerics/dtype.hpp"
+
+// Lets the host compiler vectorize a loop's fp64 sum into `local` (reassociating it), without
+// fast-math.
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define KLMINI_SIMD_SUM_LOCAL _Pragma("omp simd reduction(+ : local)")
+#else
+#define KLMINI_SIMD_SUM_LOCAL
+#endif
+
+namespace klmini {
+
+// T is the input element type (float, bf16 or fp16: dtype.hpp).
+template <class Space, class T = float>
+struct Problem {
+  using execution_space = Space;
+  using memory_space = typename Space::memory_space;
+  using element_type = T;
+  using Matrix = Kokkos::View<T**, Kokkos::LayoutRight, memory_space>;
+  using ConstFlat = Kokkos::View<const T*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  // Outputs (the `none` term matrix, the gradient) are fp32 whatever the inputs are.
+  using OutMatrix = Kokkos::View<float**, Kokkos::LayoutRight, memory_space>;
+
+  Matrix lp, t;              // tokens x vocab, row-major, unpadded
+  std::int64_t tokens = 0;   // rows held here
+  std::int64_t vocab = 0;
+  bool log_target = false;
+  // precision = "exact": terms in fp64 with math::exact_log, whose table lives here.
+  bool exact = false;
+  Kokkos::View<double*, memory_space> log_table;
+
+  std::int64_t elements() const { return tokens * vocab; }
+  // Both matrices as flat arrays (for the element-wise and library variants).
+  ConstFlat lp_flat() const { return ConstFlat(lp.data(), elements()); }
+  ConstFlat t_flat() const { return ConstFlat(t.data(), elements()); }
+};
+
+// Where a kernel leaves its fp64 sum: a scalar in the space's memory, so that a launch on a
+// device is asynchronous (no copy to the host inside the timed region).
+template <class Space>
+using Result = Kokkos::View<double, typename Space::memory_space>;
+
+template <class Space>
+double read_result(const Result<Space>& r) {
+  double value = 0.0;
+  Kokkos::deep_copy(value, r);
+  return value;
+}
+
+// Host spaces give each work item a whole row: one long loop with a private accumulator,
+// which the compiler can vectorize. Device spaces give each thread a short segment of a row,
+// so that neighbouring threads read neighbouring addresses (coalesced loads).
+template <class Space>
+constexpr bool is_host_space() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
+template <class Space>
+std::int64_t segment_width(std::int64_t vocab) {
+  return is_host_space<Space>() ? vocab : (vocab < 4 ? vocab : 4);
+}
+
+// The work items of the row-wise kernels (fused on hosts and for unaligned data, terms,
+// fused_grad): item -> a row and its columns [begin, end), segment_width columns each.
+struct RowSegments {
+  std::int64_t vocab = 0, width = 1, per_row = 1;
+  KOKKOS_INLINE_FUNCTION std::int64_t row(std::int64_t item) const { return item / per_row; }
+  KOKKOS_INLINE_FUNCTION std::int64_t begin(std::int64_t item) const { return (item % per_row) * width; }
+  KOKKOS_INLINE_FUNCTION std::int64_t end(std::int64_t item) const {
+    return begin(item) + width < vocab ? begin(item) + width : vocab;
+  }
+};
+
+template <class Space, class T>
+RowSegments row_segments(const Problem<Space, T>& p) {
+  const std::int64_t width = segment_width<Space>(p.vocab);
+  return {p.vocab, width, (p.vocab + width - 1) / width};
+}
+
+template <class Space, class T>
+Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(const Problem<Space, T>& p,
+                                                                              const RowSegments& s) {
+  return {0, p.tokens * s.per_row};
+}
+
+}  // namespace klmini

@@ -1,0 +1,36 @@
+// What a run will allocate, estimated before anything is allocated, so that a run that cannot
+// fit stops with a message instead of an out-of-memory kill or a Kokkos abort. Host-only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "host/config.hpp"
+#include "host/timing.hpp"
+#include "host/variants.hpp"
+
+namespace klmini {
+
+struct MemoryNeed {
+  double space_bytes = 0.0;  // in the execution space's memory
+  double host_bytes = 0.0;   // extra host memory (copies for the reference, output, file input)
+};
+
+// For this rank's `rows` of the deck, one of `ranks`, on a space whose memory is (or is not)
+// host memory, timing `timed` (timed_variants).
+MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool host_memory,
+                           const std::vector<Variant>& timed);
+
+// Bytes the kernel says the host can still give (MemAvailable), or -1 when unknown.
+std::int64_t host_available_bytes();
+
+// Throws DoesNotFit when `need` exceeds what is available (a negative availability is unknown
+// and not checked). `space_name` and `space_available` describe the execution space's memory.
+void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name,
+                  std::int64_t space_available, std::int64_t host_available, const Config& c);
+
+// An output file that exists is an error unless the deck says overwrite = true.
+void check_output(const Config& c);
+
+}  // namespace klmini

@@ -1,0 +1,327 @@
+#include "host/report.hpp"
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <variant>
+
+#include "host/errors.hpp"
+#include "version.hpp"
+
+namespace klmini {
+
+TimingStats summarize(std::vector<double> t) {
+  TimingStats s;
+  if (t.empty()) return s;
+  std::sort(t.begin(), t.end());
+  const std::size_t n = t.size();
+  s.median_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  s.min_s = t.front();
+  s.max_s = t.back();
+  return s;
+}
+
+bool Record::verification_failed() const {
+  for (const auto& v : results)
+    if (v.verification.mode != VerifyMode::off && !v.verification.passed) return true;
+  return false;
+}
+double Record::worst_relative_error() const {
+  double worst = 0.0;
+  for (const auto& v : results) worst = std::max(worst, v.verification.relative_error);
+  return worst;
+}
+
+Provenance provenance() {
+  Provenance p{KLMINI_VERSION, KLMINI_GIT_HASH, KLMINI_COMPILER, KLMINI_BUILD_TYPE, "", ""};
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) p.host = host;
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  p.date_utc = date;
+  return p;
+}
+
+static const VariantResult* find_result(const Record& r, const std::string& name) {
+  for (const auto& v : r.results)
+    if (v.variant == name) return &v;
+  return nullptr;
+}
+
+std::optional<double> one_pass_over_two_passes(const Record& r) {
+  const VariantResult* one = find_result(r, variant_name(Variant::fused_grad));
+  const VariantResult* loss = find_result(r, variant_name(Variant::fused));
+  const VariantResult* grad = find_result(r, variant_name(Variant::grad_only));
+  if (!one || !loss || !grad) return std::nullopt;
+  return one->time.median_s / (loss->time.median_s + grad->time.median_s);
+}
+
+std::string format_loss(double loss) {
+  if (std::isnan(loss)) return "nan";
+  if (std::isinf(loss)) return loss > 0 ? "inf" : "-inf";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", loss);
+  return buf;
+}
+
+namespace {
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024.0 && u < 4) { b /= 1024.0; ++u; }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f %s", b, unit[u]);
+  return buf;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  else if (s < 1.0) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+const VariantResult* product(const Record& r) { return r.results.empty() ? nullptr : &r.results.front(); }
+
+}  // namespace
+
+void print_summary(const Record& r, std::ostream& os) {
+  const Config& c = r.config;
+  const Provenance p = provenance();
+  os << "klmini " << p.version << " (" << p.git_hash << ") - KL-divergence loss mini-app\n"
+     << "Input\n"
+     << "  deck            " << c.source << "\n"
+     << "  tokens x vocab  " << c.tokens << " x " << c.vocab << " (" << c.elements() << " elements, "
+     << to_string(c.dtype) << ")\n"
+     << "  input bytes     " << human_bytes(r.input_bytes) << " (lp and t, read once per run)\n"
+     << "  reduction       " << to_string(c.reduction) << (c.log_target ? ", log_target" : "") << "\n"
+     << "  precision       " << to_string(c.precision)
+     << (c.precision == Precision::exact ? " (terms and log in fp64)" : " (fp32 terms, fp64 sums)") << "\n"
+     << "  input           " << to_string(c.input);
+  if (c.input == InputKind::generate) os << " (seed " << c.seed << ")";
+  else os << " (" << c.log_probs << ", " << c.targets << ")";
+  os << "\n"
+     << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency "
+     << r.concurrency << ")\n"
+     << "  ranks           " << r.ranks
+     << (r.ranks > 1 ? " (MPI; tokens split across ranks, fp64 partial sums combined by MPI_Allreduce)" : "") << "\n"
+     << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
+     << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
+     << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n";
+  for (const LeftOutVariant& v : r.left_out) os << "  left out        " << v.variant << ": " << v.reason << "\n";
+  os << "  verification    " << to_string(c.verify);
+  if (c.verify == VerifyMode::sample) os << " (" << c.sample_rows << " rows)";
+  os << "\n";
+}
+
+void print_results(const Record& r, std::ostream& os) {
+  char line[256];
+  os << "Results (setup " << seconds(r.setup_s) << ", reference " << seconds(r.reference_s) << ")\n";
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %13s  %s\n", "variant", "median", "min", "max",
+                "GB/s", "of ceiling", "verification");
+  os << line;
+  auto ceiling_row = [&](const char* name, const TimingStats& t, double GBps) {
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %13s  %s\n", name, seconds(t.median_s).c_str(),
+                  seconds(t.min_s).c_str(), seconds(t.max_s).c_str(), GBps, "-", "-");
+    os << line;
+  };
+  ceiling_row("ceiling_read", r.ceiling, r.ceiling_GBps);
+  if (r.copy_ceiling.median_s > 0.0) ceiling_row("ceiling_copy", r.copy_ceiling, r.copy_ceiling_GBps);
+  for (const auto& v : r.results) {
+    std::string check = "off";
+    if (v.verification.mode != VerifyMode::off) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s (rel. err %.2e)", v.verification.passed ? "ok" : "FAILED",
+                    v.verification.relative_error);
+      check = buf;
+    }
+    if (!v.reproducible) check += " [not bitwise reproducible]";
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %7.1f%% %-4s  %s\n", v.variant.c_str(),
+                  seconds(v.time.median_s).c_str(), seconds(v.time.min_s).c_str(), seconds(v.time.max_s).c_str(),
+                  v.GBps, 100.0 * v.fraction_of_ceiling, to_string(v.ceiling), check.c_str());
+    os << line;
+  }
+  for (const auto& v : r.results)
+    if (v.verification.mode != VerifyMode::off)
+      os << "  " << v.variant << ": " << v.verification.detail << "\n";
+  auto uncovered_note = [&](const std::string& name, const TimingStats& t) {
+    if (t.uncovered > 0)
+      os << "  note: " << name << ": " << t.uncovered << " of " << r.config.repeats
+         << " timed runs were launched after the timer's L2 flush had ended; they may include launch time\n";
+  };
+  uncovered_note("ceiling_read", r.ceiling);
+  uncovered_note("ceiling_copy", r.copy_ceiling);
+  for (const auto& v : r.results) uncovered_note(v.variant, v.time);
+  if (const auto ratio = one_pass_over_two_passes(r)) {
+    std::snprintf(line, sizeof line, "  fused_grad / (fused + grad_only) = %.3f (one pass against a loss pass plus a gradient pass)\n",
+                  *ratio);
+    os << line;
+  }
+  if (r.ranks > 1 && !r.results.empty()) {
+    const VariantResult& p0 = r.results.front();
+    os << "  per-rank GB/s (" << p0.variant << ", each rank's bytes over its own median):";
+    for (std::size_t k = 0; k < p0.rank_GBps.size(); ++k) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, " [%zu] %.1f", k, p0.rank_GBps[k]);
+      os << buf;
+    }
+    char agg[96];
+    std::snprintf(agg, sizeof agg, "; aggregate %.1f GB/s\n", p0.GBps);
+    os << agg;
+  }
+  if (!r.output_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
+                                    << " term matrix to " << r.output_written << "\n";
+  if (!r.grad_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
+                                  << " gradient d(loss)/d(lp) to " << r.grad_written << "\n";
+  const VariantResult* p = product(r);
+  if (r.config.reduction == Reduction::none)
+    os << "(reduction none: the loss below is the sum of the term matrix)\n";
+  os << "loss: " << format_loss(r.loss) << "\n";
+  if (p) {
+    std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling)\n", p->GBps,
+                  p->variant.c_str(), 100.0 * p->fraction_of_ceiling, r.backend.c_str());
+    os << line;
+  }
+  if (r.config.verify == VerifyMode::off) {
+    os << "Verification: OFF\n";
+  } else {
+    std::snprintf(line, sizeof line, "Verification: %s (relative error %.3e, %s)\n",
+                  r.verification_failed() ? "FAILED" : "PASSED", r.worst_relative_error(),
+                  to_string(r.config.verify));
+    os << line;
+  }
+}
+
+namespace {
+
+nlohmann::json finite_or_null(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+nlohmann::json verification_json(const Verification& v) {
+  return {{"mode", to_string(v.mode)},
+          {"passed", v.mode == VerifyMode::off ? nlohmann::json() : nlohmann::json(v.passed)},
+          {"relative_error", finite_or_null(v.relative_error)},
+          {"expected", finite_or_null(v.expected)},
+          {"tolerance", finite_or_null(v.tolerance)},
+          {"rows_checked", v.rows_checked},
+          {"detail", v.detail}};
+}
+
+}  // namespace
+
+void write_json(const Record& r, const std::string& path) {
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [key, value] : describe(r.config))
+    std::visit([&params, &k = key](const auto& v) { params[k] = v; }, value);
+  params["backend"] = r.backend;
+  params["ranks"] = r.ranks;
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
+  nlohmann::json results = nlohmann::json::array();
+  for (const auto& v : r.results) {
+    results.push_back({{"variant", v.variant},
+                       {"median_s", v.time.median_s},
+                       {"min_s", v.time.min_s},
+                       {"max_s", v.time.max_s},
+                       {"uncovered_launches", v.time.uncovered},
+                       {"bytes", v.bytes},
+                       {"GBps", v.GBps},
+                       {"fraction_of_ceiling", v.fraction_of_ceiling},
+                       {"ceiling", to_string(v.ceiling)},
+                       {"loss", finite_or_null(v.loss)},
+                       {"bitwise_reproducible", v.reproducible},
+                       {"rank_GBps", v.rank_GBps},
+                       {"verification", verification_json(v.verification)}});
+  }
+  const Provenance p = provenance();
+  nlohmann::json doc = {
+      {"schema_version", kResultsSchemaVersion},
+      {"parameters", params},
+      {"loss", finite_or_null(r.loss)},
+      {"loss_text", format_loss(r.loss)},
+      {"ceiling_GBps", r.ceiling_GBps},
+      {"ceiling", {{"median_s", r.ceiling.median_s}, {"min_s", r.ceiling.min_s}, {"max_s", r.ceiling.max_s},
+                   {"uncovered_launches", r.ceiling.uncovered}, {"bytes", r.input_bytes}}},
+      {"copy_ceiling", r.copy_ceiling.median_s > 0.0
+                           ? nlohmann::json{{"median_s", r.copy_ceiling.median_s}, {"min_s", r.copy_ceiling.min_s},
+                                            {"max_s", r.copy_ceiling.max_s}, {"GBps", r.copy_ceiling_GBps}}
+                           : nlohmann::json()},
+      {"one_pass_over_two_passes", one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
+      {"results", results},
+      {"left_out", left_out},
+      {"verification",
+       {{"mode", to_string(r.config.verify)},
+        {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
+        {"relative_error", finite_or_null(r.worst_relative_error())}}},
+      {"output", r.output_written.empty() ? nlohmann::json() : nlohmann::json(r.output_written)},
+      {"grad_output", r.grad_written.empty() ? nlohmann::json() : nlohmann::json(r.grad_written)},
+      {"setup_s", r.setup_s},
+      {"reference_s", r.reference_s},
+      {"provenance",
+       {{"klmini_version", p.version},
+        {"git_hash", p.git_hash},
+        {"compiler", p.compiler},
+        {"build_type", p.build_type},
+        {"kokkos_version", r.kokkos_version},
+        {"kokkos_backends", r.kokkos_backends},
+        {"kokkos_kernels_version", r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
+        {"execution_space", r.execution_space},
+        {"concurrency", r.concurrency},
+        {"ranks", r.ranks},
+        {"host", p.host},
+        {"date", p.date_utc}}}};
+  errno = 0;
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw DataFileError(path, "cannot write JSON file: " + os_error());
+  out << doc.dump(2) << "\n";
+  out.flush();
+  if (!out) throw DataFileError(path, "write failed: " + os_error());
+}
+
+void append_csv(const Record& r, const std::string& path) {
+  static const char* header =
+      "schema_version,date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,ranks,tokens,vocab,dtype,precision,"
+      "reduction,log_target,input,variant,median_s,min_s,max_s,bytes,GBps,ceiling,ceiling_GBps,fraction_of_ceiling,loss,"
+      "verification,relative_error";
+  std::error_code ec;
+  const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
+  if (!fresh) {
+    std::ifstream in(path);
+    std::string first;
+    std::getline(in, first);
+    if (first != header)
+      throw DataFileError(path, "existing CSV has a different header; write to a new file");
+  }
+  errno = 0;
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw DataFileError(path, "cannot append to CSV file: " + os_error());
+  if (fresh) out << header << "\n";
+  const Provenance p = provenance();
+  const Config& c = r.config;
+  for (const auto& v : r.results) {
+    const char* check = v.verification.mode == VerifyMode::off ? "off" : v.verification.passed ? "passed" : "failed";
+    out << kResultsSchemaVersion << "," << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << "," << r.kokkos_version << ","
+        << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << "," << c.vocab << "," << to_string(c.dtype) << ","
+        << to_string(c.precision) << ","
+        << to_string(c.reduction) << "," << (c.log_target ? "true" : "false") << "," << to_string(c.input) << ","
+        << v.variant << "," << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << ","
+        << v.time.max_s << "," << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << ","
+        << to_string(v.ceiling) << "," << (v.ceiling == Ceiling::copy ? r.copy_ceiling_GBps : r.ceiling_GBps) << "," << v.fraction_of_ceiling << "," << format_loss(v.loss) << "," << check << ","
+        << std::setprecision(3) << v.verification.relative_error << "\n";
+  }
+  out.flush();
+  if (!out) throw DataFileError(path, "write failed: " + os_error());
+}
+
+}  // namespace klmini

@@ -1,0 +1,104 @@
+// The variant table: every kernel a run can time, described once (name, what it computes, the
+// bytes it must move, the ceiling it is measured against, where it applies). The kernels live in
+// src/kernels/, one file each; src/kernels/dispatch.hpp maps a Variant to its loss kernel and
+// src/run/plan.hpp turns the variants a deck asks for into the run's plan. Host-only: the deck
+// parser, the memory estimate and the report read this table too.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/config.hpp"
+
+namespace klmini {
+
+enum class Variant { fused, flat, kokkos_kernels, terms, fused_grad, grad_only };
+
+// The bandwidth probe a variant's rate is divided by (src/kernels/probes/ceiling.hpp): `read`
+// reads both inputs once; `copy` also writes one fp32 matrix.
+enum class Ceiling { read, copy };
+
+// What a variant computes, and so what the run checks against the fp64 reference.
+enum class Computes {
+  loss,               // the sum of terms
+  terms_matrix,       // reduction = "none": the term matrix and its sum
+  loss_and_gradient,  // the sum of terms and d(loss)/d(lp)
+  gradient,           // d(loss)/d(lp) alone
+};
+
+struct VariantInfo {
+  Variant id;
+  std::string_view name;
+  Computes computes;
+  std::string_view summary;
+  int matrices_read;     // input matrices read once per run (the gradient alone reads t only)
+  int matrices_written;  // fp32 matrices written once per run
+  Ceiling ceiling;
+  bool needs_kokkos_kernels;
+  bool fp32_fast_only;  // composed from fp32 library calls: no 16-bit inputs, no exact terms
+  int log_target_work_matrices;  // fp32 work arrays it allocates when log_target = true
+};
+
+inline constexpr std::array<VariantInfo, 6> kVariants = {{
+    {Variant::fused, "fused", Computes::loss,
+     "the product: one pass over both inputs, one parallel_reduce, fp32 terms summed in fp64", 2, 0,
+     Ceiling::read, false, false, 0},
+    {Variant::flat, "flat", Computes::loss, "a RangePolicy over single elements: the baseline", 2, 0,
+     Ceiling::read, false, false, 0},
+    {Variant::kokkos_kernels, "kokkos_kernels", Computes::loss,
+     "KokkosBlas::dot for the cross term plus a reduce for the entropy term", 2, 0, Ceiling::read, true, true, 1},
+    {Variant::terms, "terms", Computes::terms_matrix,
+     "reduction = \"none\": writes the term matrix while it sums it", 2, 1, Ceiling::copy, false, false, 0},
+    {Variant::fused_grad, "fused_grad", Computes::loss_and_gradient,
+     "gradient = true: the loss and d(loss)/d(lp) in one pass", 2, 1, Ceiling::copy, false, false, 0},
+    {Variant::grad_only, "grad_only", Computes::gradient,
+     "gradient = true: the gradient alone (the second pass of a two-pass alternative)", 1, 1, Ceiling::copy,
+     false, false, 0},
+}};
+
+constexpr const VariantInfo& info(Variant v) {
+  for (const VariantInfo& i : kVariants)
+    if (i.id == v) return i;
+  return kVariants[0];  // unreachable: every Variant has a row
+}
+
+inline std::string variant_name(Variant v) { return std::string(info(v).name); }
+
+// The row named `name`, or nullptr.
+inline const VariantInfo* find_variant(std::string_view name) {
+  for (const VariantInfo& i : kVariants)
+    if (i.name == name) return &i;
+  return nullptr;
+}
+
+// The variants a deck's `variant` key may name (besides "all"): those that compute the loss.
+std::vector<Variant> loss_variant_table();
+
+// Bytes a run of the variant must move, per matrix element, for inputs of `input_bytes` each.
+inline double bytes_per_element(const VariantInfo& i, double input_bytes) {
+  return double(i.matrices_read) * input_bytes + double(i.matrices_written) * 4.0;
+}
+
+const char* to_string(Ceiling c);
+
+// Whether this build has the variant's kernel (kokkos_kernels needs Kokkos Kernels).
+bool compiled_in(Variant v);
+
+// Why a loss variant does not run for this deck in this build, or "" when it does.
+std::string why_left_out(Variant v, const Config& c);
+
+// Every variant the deck's run times, in the order it times them: the term matrix's kernel
+// (reduction = "none") or the loss variants (every one that runs for the deck under
+// variant = "all", else the one named, which must be compiled in: NotCompiledIn otherwise),
+// then the gradient's two when gradient = true.
+std::vector<Variant> timed_variants(const Config& c);
+
+// variant = "all": the loss variants left out, each with the reason.
+struct LeftOutVariant {
+  std::string variant, reason;
+};
+std::vector<LeftOutVariant> left_out_variants(const Config& c);
+
+}  // namespace klmini

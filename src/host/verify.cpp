@@ -1,0 +1,218 @@
+#include "host/verify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <optional>
+
+#include "numerics/semantics.hpp"
+
+namespace klmini {
+
+namespace {
+
+template <class... Args>
+std::string format_line(const char* fmt, Args... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+// The rule for values that are not finite, shared by scalars and elements: NaN matches only
+// NaN, an infinity only the same infinity. Empty when both are finite.
+std::optional<bool> non_finite_match(double got, double ref) {
+  if (std::isnan(ref) || std::isnan(got)) return std::isnan(ref) && std::isnan(got);
+  if (std::isinf(ref) || std::isinf(got)) return got == ref;
+  return std::nullopt;
+}
+
+// Element-by-element comparison of fp32 results with their fp64 references.
+struct ElementCheck {
+  std::int64_t bad = 0, first_bad = -1;
+  double worst_ratio = 0.0, diff_sq = 0.0, ref_sq = 0.0;
+
+  void add(std::int64_t i, double got, double ref, double bound) {
+    bool ok;
+    if (const auto special = non_finite_match(got, ref)) {
+      ok = *special;
+    } else {
+      const double d = std::fabs(got - ref);
+      ok = d <= bound;
+      worst_ratio = std::max(worst_ratio, d / bound);
+      diff_sq += d * d;
+      ref_sq += ref * ref;
+    }
+    if (!ok && bad++ == 0) first_bad = i;
+  }
+  std::string failure(const std::string& what, std::int64_t vocab) const {
+    return std::to_string(bad) + " " + what + "(s) outside their bound; first at checked row " +
+           std::to_string(first_bad / vocab) + ", column " + std::to_string(first_bad % vocab);
+  }
+};
+
+}  // namespace
+
+Verification compare_scalar(double got, double expected, double bound) {
+  Verification v;
+  v.expected = expected;
+  v.tolerance = bound;
+  if (const auto special = non_finite_match(got, expected)) {
+    v.passed = *special;
+    v.relative_error = v.passed ? 0.0 : std::numeric_limits<double>::infinity();
+    if (std::isnan(expected) || std::isnan(got))
+      v.detail = v.passed ? "NaN, as the reference" : (std::isnan(got) ? "NaN, reference is finite" : "reference is NaN");
+    else
+      v.detail = v.passed ? "infinite, as the reference" : "infinity does not match the reference";
+    return v;
+  }
+  const double diff = std::fabs(got - expected);
+  v.relative_error = expected != 0.0 ? diff / std::fabs(expected) : diff;
+  v.passed = diff <= bound;
+  v.detail = format_line("|error| %.3e, bound %.3e", diff, bound);
+  return v;
+}
+
+ReferenceSummary summarize(const std::vector<RowTotals>& rows) {
+  ReferenceSummary r;
+  double c = 0.0;
+  for (const RowTotals& row : rows) {  // Kahan-Babuska: the reference's own error stays negligible
+    const double y = row.sum;
+    const double s = r.sum + y;
+    c += std::fabs(r.sum) >= std::fabs(y) ? (r.sum - s) + y : (y - s) + r.sum;
+    r.sum = s;
+    r.sum_of_squares += y * y;
+    r.magnitude += row.magnitude;
+  }
+  r.sum += c;
+  r.rows = double(rows.size());
+  return r;
+}
+
+Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale, double tolerance) {
+  Verification v = compare_scalar(got_sum * scale, ref.sum * scale,
+                                  tolerance * ref.magnitude * std::fabs(scale) +
+                                      std::numeric_limits<double>::denorm_min());
+  v.mode = VerifyMode::full;
+  v.rows_checked = static_cast<std::int64_t>(ref.rows);
+  return v;
+}
+
+Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale, double tolerance) {
+  return verify_full(got_sum, summarize(rows), scale, tolerance);
+}
+
+double student_t_two_sided_tail(double t, std::int64_t dof) {
+  // With theta = atan(t / sqrt(dof)), P(|T| <= t) is a finite series in cos^2(theta)
+  // (Abramowitz and Stegun 26.7.3-4): odd dof (2/pi)(theta + sin cos (1 + 2/3 c2 + 2*4/(3*5) c2^2 ...)),
+  // even dof sin (1 + 1/2 c2 + 1*3/(2*4) c2^2 ...), up to c2^((dof-3)/2) and c2^((dof-2)/2).
+  const double theta = std::atan(t / std::sqrt(double(dof)));
+  const double s = std::sin(theta), c = std::cos(theta), c2 = c * c;
+  double series = 0.0, term = 1.0;
+  if (dof % 2 == 1) {
+    for (std::int64_t k = 1; 2 * k + 1 <= dof; ++k) {
+      series += term;
+      term *= c2 * double(2 * k) / double(2 * k + 1);
+    }
+    constexpr double kTwoOverPi = 0.63661977236758134308;
+    return 1.0 - kTwoOverPi * (theta + s * c * series);
+  }
+  for (std::int64_t k = 1; 2 * k <= dof; ++k) {
+    series += term;
+    term *= c2 * double(2 * k - 1) / double(2 * k);
+  }
+  return 1.0 - s * series;
+}
+
+double sample_critical_value(std::int64_t dof) {
+  dof = std::min(dof, kSampleDofCap);
+  const double target = std::erfc(kSampleSigmas / std::sqrt(2.0));  // a normal's two-sided tail
+  // The tail falls as t grows, and t's quantile lies above the normal's: bisect in log t
+  // between kSampleSigmas and 1e10 (one degree of freedom needs about 3.2e8).
+  double lo = kSampleSigmas, hi = 1e10;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * lo; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    (student_t_two_sided_tail(mid, dof) > target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale,
+                           double tolerance) {
+  const double n = sample.rows;
+  if (n < 2.0) {
+    Verification v;
+    v.mode = VerifyMode::sample;
+    v.passed = false;
+    v.relative_error = std::numeric_limits<double>::infinity();
+    v.rows_checked = static_cast<std::int64_t>(n);
+    v.detail = "a sample of fewer than 2 rows cannot estimate the loss's spread";
+    return v;
+  }
+  const double mean = sample.sum / n;
+  const double var = std::max(0.0, (sample.sum_of_squares - n * mean * mean) / (n - 1.0));
+  const double N = double(tokens);
+  const double fpc = N > 1.0 ? std::sqrt(std::max(0.0, (N - n) / (N - 1.0))) : 0.0;
+  const double std_error = N * std::sqrt(var / n) * fpc;
+  const double rounding = tolerance * sample.magnitude / n * N;
+  const std::int64_t dof = static_cast<std::int64_t>(n) - 1;
+  const double critical = sample_critical_value(dof);
+  Verification v = compare_scalar(got_sum * scale, N * mean * scale,
+                                  (critical * std_error + rounding) * std::fabs(scale) +
+                                      std::numeric_limits<double>::denorm_min());
+  v.mode = VerifyMode::sample;
+  v.rows_checked = static_cast<std::int64_t>(n);
+  v.detail += format_line(" (estimate from %lld sampled rows: %.2f standard errors, t's %.0f-sigma quantile for "
+                          "%lld degrees of freedom, = %.3e)",
+                          static_cast<long long>(n), critical, kSampleSigmas, static_cast<long long>(dof),
+                          critical * std_error * std::fabs(scale));
+  return v;
+}
+
+Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
+                           double scale, double tolerance) {
+  return verify_sample(got_sum, summarize(rows), tokens, scale, tolerance);
+}
+
+Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,
+                          std::int64_t vocab, bool log_target) {
+  ElementCheck check;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) {
+    const double ti = t[i], lpi = lp[i];
+    check.add(i, out[i], kl_term(ti, lpi, log_target),
+              kTermTolerance * kl_term_magnitude(ti, lpi, log_target) + std::numeric_limits<float>::denorm_min());
+  }
+  Verification v;
+  v.rows_checked = rows;
+  v.passed = check.bad == 0;
+  v.relative_error = check.ref_sq > 0.0 ? std::sqrt(check.diff_sq / check.ref_sq) : std::sqrt(check.diff_sq);
+  v.tolerance = kTermTolerance;
+  v.detail = v.passed ? format_line("every element within its bound (worst %.2f of it; norm-wise %.3e)",
+                                    check.worst_ratio, v.relative_error)
+                      : check.failure("element", vocab);
+  return v;
+}
+
+Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab,
+                             bool log_target, double g) {
+  ElementCheck check;
+  for (std::int64_t i = 0; i < rows * vocab; ++i) {
+    const double ref = kl_grad(double(t[i]), g, log_target);
+    check.add(i, grad[i], ref, kTermTolerance * std::fabs(ref) + std::numeric_limits<float>::denorm_min());
+  }
+  Verification v;
+  v.rows_checked = rows;
+  v.tolerance = kTermTolerance;
+  v.passed = check.bad == 0;
+  v.relative_error = check.worst_ratio * kTermTolerance;
+  if (v.passed) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "gradient: every element within its bound (worst %.2f of it)", check.worst_ratio);
+    v.detail = buf;
+  } else {
+    v.detail = check.failure("gradient element", vocab);
+  }
+  return v;
+}
+
+}  // namespace klmini

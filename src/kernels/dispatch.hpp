@@ -1,0 +1,42 @@
+// Variant -> kernel, for the variants that compute the loss (the writing kernels take their
+// output matrix too: src/run/plan.hpp calls them directly). Each kernel leaves this rank's
+// fp64 sum of terms (unscaled) in `out`.
+#pragma once
+
+#include <string>
+#include <type_traits>
+
+#include "host/errors.hpp"
+#include "host/variants.hpp"
+#include "kernels/flat.hpp"
+#include "kernels/fused.hpp"
+#ifdef KLMINI_HAVE_KOKKOS_KERNELS
+#include "kernels/kokkos_kernels.hpp"
+#endif
+
+namespace klmini::variants {
+
+template <class Space, class T>
+void run_loss_variant(Variant v, const Problem<Space, T>& p, const Result<Space>& out) {
+  const std::string name = variant_name(v);
+  switch (v) {
+    case Variant::fused: return fused(p, out);
+    case Variant::flat: return flat(p, out);
+    case Variant::kokkos_kernels:
+#ifdef KLMINI_HAVE_KOKKOS_KERNELS
+      if constexpr (std::is_same_v<T, float>) {
+        if (p.exact) throw InputError("variant '" + name + "' has no precision = \"exact\"");
+        return kokkos_kernels(p, out);
+      }
+      throw InputError("variant '" + name + "' reads fp32 inputs only");
+#else
+      throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");
+#endif
+    case Variant::terms:
+    case Variant::fused_grad:
+    case Variant::grad_only: break;
+  }
+  throw InputError("variant '" + name + "' does not compute the loss alone");
+}
+
+}  // namespace klmini::variants

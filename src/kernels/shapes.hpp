@@ -1,0 +1,259 @@
+// The launch shapes of the chunked and row-wise kernels, templated on the per-element operation
+// (term_ops.hpp: the term in either precision, or for the bandwidth probes, probes/ceiling.hpp,
+// the same access pattern with a plain read instead) and on the input element type.
+//
+// run_product_shape is the shape the product kernels take on each space:
+// * host spaces: a whole row per work item, so that one thread runs one long loop the compiler
+//   can vectorize;
+// * device spaces: a persistent grid over 16-byte chunks of the flat arrays, several per thread
+//   and step, so that each thread has independent 16-byte loads in flight (needed to approach
+//   HBM bandwidth); when the arrays are not 16-byte aligned or vocab is not a multiple of the
+//   chunk's lanes, short row segments with scalar loads instead.
+// The other shapes (flat chunks, one team per row) are the alternatives the benchmark sweeps.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/problem.hpp"
+#include "kernels/term_ops.hpp"
+
+namespace klmini::variants {
+
+template <class Matrix, class Op>
+struct SegmentSums {
+  Matrix lp, t;
+  RowSegments seg;
+  Op op;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+    const std::int64_t row = seg.row(item), end = seg.end(item);
+    const auto* lp_row = &lp(row, 0);
+    const auto* t_row = &t(row, 0);
+    double local = 0.0;
+    KLMINI_SIMD_SUM_LOCAL
+    for (std::int64_t j = seg.begin(item); j < end; ++j) local += double(op(to_float(t_row[j]), to_float(lp_row[j])));
+    acc += local;
+  }
+};
+
+// 16 bytes of elements of type T: the unit of every device load (4 fp32 or 8 bf16/fp16 values).
+template <class T>
+struct alignas(16) Chunk {
+  static constexpr int lanes = 16 / int(sizeof(T));
+  T v[lanes];
+};
+
+// Whether an Op offers a cheaper form for regular elements (KlTermExactOp).
+template <class Op, class = void>
+struct HasRegularForm {
+  static constexpr bool value = false;
+};
+template <class Op>
+struct HasRegularForm<Op, std::void_t<decltype(Op::has_regular_form)>> {
+  static constexpr bool value = Op::has_regular_form;
+};
+
+// The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
+// (those before `end`). All loads first, then the math, so that the loads are independent and
+// overlap in flight. A chunk's terms are summed in Op::value_type before the fp64 accumulation
+// (for fp32 terms, a rounding of the same order as one term's, inside the verification bound).
+// When the Op has a regular form and every element of the step is regular, the step takes it:
+// one test per step instead of special-value handling per element.
+// Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
+// step is one straight block of code (no test per chunk), which the compiler interleaves.
+template <int Unroll, bool Checked = true, class T, class Op>
+KOKKOS_INLINE_FUNCTION double sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
+                                         std::int64_t stride, std::int64_t end) {
+  auto in_range = [&](int u) { return !Checked || first + u * stride < end; };
+  Chunk<T> a[Unroll], b[Unroll];
+  for (int u = 0; u < Unroll; ++u)
+    if (in_range(u)) {
+      a[u] = lp[first + u * stride];
+      b[u] = t[first + u * stride];
+    }
+  auto sum_with = [&](auto term) {
+    double sum = 0.0;
+    for (int u = 0; u < Unroll; ++u)
+      if (in_range(u)) {
+        typename Op::value_type part = 0;
+        for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(b[u].v[k]), to_float(a[u].v[k]));
+        sum += double(part);
+      }
+    return sum;
+  };
+  if constexpr (HasRegularForm<Op>::value) {
+    bool regular = true;
+    for (int u = 0; u < Unroll; ++u)
+      for (int k = 0; k < Chunk<T>::lanes; ++k)
+        regular &= !in_range(u) || Op::regular(to_float(b[u].v[k]), to_float(a[u].v[k]));  // no branch per element
+    if (regular) return sum_with([&](float tv, float lv) { return op.regular_term(tv, lv); });
+  }
+  return sum_with([&](float tv, float lv) { return op(tv, lv); });
+}
+
+// Item i reads the chunks i + u * stride (u < Unroll): with stride = the item count, the arrays
+// are cut into Unroll contiguous parts and neighbouring items read neighbouring chunks of each,
+// so every load instruction of a warp is one coalesced 512-byte access; with stride = 1 an
+// item reads Unroll consecutive chunks instead.
+template <int Unroll, class T, class Op>
+struct FlatChunks {
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  std::int64_t chunks;   // elements / lanes
+  std::int64_t stride;   // distance between an item's chunks
+  std::int64_t spacing;  // distance between neighbouring items' first chunks (Unroll or 1)
+  Op op;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+    acc += sum_chunks<Unroll>(op, lp, t, item * spacing, stride, chunks);
+  }
+};
+
+// One team per row: the team's threads stride over the row's 16-byte chunks, the row's sum is
+// reduced in the team, and one thread adds it to the kernel's reduction.
+template <class Space, int Unroll, class T, class Op>
+struct RowTeams {
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  std::int64_t chunks_per_row;
+  Op op;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
+    const std::int64_t groups = (chunks_per_row + Unroll - 1) / Unroll;
+    double row = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, groups),
+        [&](const std::int64_t g, double& part) {
+          part += sum_chunks<Unroll>(op, lp, t, base + g * Unroll, 1, base + chunks_per_row);
+        },
+        row);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += row; });
+  }
+};
+
+// Whether Cuda kernels stage Op's table in team scratch first (Op::scratch_bytes > 0: the exact
+// term's log table, read there without bank conflicts instead of gathered through L1).
+template <class Space, class Op, class = void>
+struct StagesTable : std::false_type {};
+#ifdef KOKKOS_ENABLE_CUDA
+template <class Op>
+struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>> : std::bool_constant<(Op::scratch_bytes > 0)> {};
+#endif
+
+// A persistent grid: `league` teams of `team` threads; every thread strides over the flat
+// chunks by the whole grid's width, Unroll chunks of each array per step, with a private fp64
+// accumulator that it adds to the kernel's reduction once. All threads sweep the arrays
+// together, front to back. (The launch gives the team scratch for a staged table.)
+template <class Space, int Unroll, class T, class Op>
+struct GridStride {
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  std::int64_t chunks;
+  Op op;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+    if constexpr (StagesTable<Space, Op>::value) acc += sweep(m, op.staged(m));
+    else acc += sweep(m, op);
+  }
+
+  template <class AnyOp>
+  KOKKOS_INLINE_FUNCTION double sweep(const member& m, const AnyOp& any_op) const {
+    const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
+    std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
+    double local = 0.0;
+    // Whole steps without range tests, then at most one partial step.
+    for (; c + (Unroll - 1) * width < chunks; c += Unroll * width)
+      local += sum_chunks<Unroll, false>(any_op, lp, t, c, width, chunks);
+    if (c < chunks) local += sum_chunks<Unroll>(any_op, lp, t, c, width, chunks);
+    return local;
+  }
+};
+
+template <class T, class View>
+const Chunk<T>* as_chunks(const View& v) {
+  return reinterpret_cast<const Chunk<T>*>(v.data());
+}
+
+// Launch shapes, kept as templates so that the benchmark can sweep them.
+enum class ChunkOrder { interleaved, consecutive };
+
+template <int Unroll, ChunkOrder Order = ChunkOrder::interleaved, class... PolicyTraits, class Space, class T, class Op>
+void run_flat_chunks(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
+  const std::int64_t chunks = p.elements() / Chunk<T>::lanes;
+  const std::int64_t items = (chunks + Unroll - 1) / Unroll;
+  const bool interleaved = Order == ChunkOrder::interleaved;
+  const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, PolicyTraits...> policy(0, items);
+  Kokkos::parallel_reduce(label, policy,
+                          FlatChunks<Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), chunks,
+                                                    interleaved ? items : 1, interleaved ? 1 : Unroll, op},
+                          out);
+}
+
+template <int Unroll, class Space, class T, class Op>
+void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
+                   int team_size) {
+  const Kokkos::TeamPolicy<Space> policy(static_cast<int>(p.tokens), team_size);
+  Kokkos::parallel_reduce(label, policy,
+                          RowTeams<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
+                                                         p.vocab / Chunk<T>::lanes, op},
+                          out);
+}
+
+template <int Unroll, class... PolicyTraits, class Space, class T, class Op>
+void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
+                     int league, int team) {
+  Kokkos::TeamPolicy<Space, PolicyTraits...> policy(league, team);
+  if constexpr (StagesTable<Space, Op>::value) policy.set_scratch_size(0, Kokkos::PerTeam(Op::scratch_bytes));
+  Kokkos::parallel_reduce(label, policy,
+                          GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
+                                                           p.elements() / Chunk<T>::lanes, op},
+                          out);
+}
+
+template <class Space, class T, class Op>
+void run_row_segments(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
+  const RowSegments seg = row_segments(p);
+  Kokkos::parallel_reduce(label, row_segment_policy(p, seg),
+                          SegmentSums<typename Problem<Space, T>::Matrix, Op>{p.lp, p.t, seg, op}, out);
+}
+
+// Whether the chunked device shapes apply: rows a whole number of 16-byte chunks, both arrays
+// 16-byte aligned.
+template <class Space, class T, class... Views>
+bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
+  auto aligned = [](const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; };
+  return !is_host_space<Space>() && p.vocab % Chunk<T>::lanes == 0 && aligned(p.lp.data()) && aligned(p.t.data()) &&
+         (aligned(more.data()) && ...);
+}
+
+// The production shape for each space, chosen by measurement on the H200
+// (docs/PERFORMANCE.md): on devices a persistent grid at half occupancy (teams of 256 threads,
+// as many as fill half the resident threads: 528 on an H200), two 16-byte chunks of each
+// array per step; on hosts whole rows. A kernel that stages a table takes teams of 1024
+// threads (one per SM on an H200: one scratch copy per SM) at the same occupancy, held to 64
+// registers by its launch bounds, and 8 elements per step (for 16-bit types one chunk: two
+// would spill).
+inline constexpr int kDeviceUnroll = 2;
+inline constexpr int kDeviceTeam = 256;
+inline constexpr int kStagingTeam = 1024;
+
+template <class Space>
+int device_league(int team = kDeviceTeam) {
+  const int resident = static_cast<int>(Space().concurrency());
+  return resident / (2 * team) > 0 ? resident / (2 * team) : 1;
+}
+
+template <class Space, class T, class Op>
+void run_product_shape(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
+  if (!chunks_apply(p)) run_row_segments(label, p, out, op);
+  else if constexpr (StagesTable<Space, Op>::value)
+    run_grid_stride<8 / Chunk<T>::lanes, Kokkos::LaunchBounds<kStagingTeam, 1>>(
+        label, p, out, op, device_league<Space>(kStagingTeam), kStagingTeam);
+  else run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
+}
+
+}  // namespace klmini::variants

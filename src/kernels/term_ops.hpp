@@ -1,0 +1,122 @@
+// The per-element operations every kernel is templated on: an Op maps one (t, lp) pair, already
+// converted to fp32, to its term of type Op::value_type (float or double). The kernels sum
+// value_types and accumulate in fp64. One Op per precision (deck key `precision`), plus the
+// bandwidth ceiling's plain read and the benchmark's alternative log.
+#pragma once
+
+#include <vector>
+
+#include "numerics/exact_log.hpp"
+#include "core/problem.hpp"
+#include "numerics/semantics.hpp"
+
+namespace klmini::variants {
+
+// precision = "fast": the fp32 term with the kernel log (math::kernel_log).
+template <bool LogTarget>
+struct KlTermOp {
+  using value_type = float;
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term(t, lp, LogTarget); }
+};
+
+// precision = "exact": the term in fp64 from the fp32 values, with math::exact_log (whose table
+// and polynomial sizes the benchmark varies; the product uses the defaults).
+template <int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree>
+struct ExactLog {
+  const double* table;
+  // Its argument is always an fp32 value widened to fp64 (every input is), so narrowing is exact.
+  KOKKOS_INLINE_FUNCTION double operator()(double x) const {
+    return math::exact_log<TableBits, Degree>(static_cast<float>(x), table);
+  }
+};
+template <bool LogTarget, int TableBits, int Degree>
+struct KlTermExactScratchOp;
+
+// Besides the term of any (t, lp), it offers the chunked kernels (sum_chunks) a form for
+// `regular` elements, a positive normal t, that skips every special-value case: t log t needs
+// no zero case and the log none of its own. The two forms differ only in fp64 rounding.
+template <bool LogTarget, int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree>
+struct KlTermExactOp {
+  using value_type = double;
+  static constexpr bool has_regular_form = !LogTarget;
+  // Cuda kernels stage the table in team scratch for the regular form (fused.hpp, GridStride):
+  // its bytes there, or 0 where there is no regular form or the copies would not fit a team's
+  // 48 KiB.
+  static constexpr int scratch_bytes =
+      has_regular_form && math::kExactLogCopiesBytes<TableBits> <= 32768 ? math::kExactLogScratchBytes<TableBits> : 0;
+  const double* table;  // in global memory
+  KOKKOS_INLINE_FUNCTION double operator()(float t, float lp) const {
+    return kl_term_with(ExactLog<TableBits, Degree>{table}, double(t), double(lp), LogTarget);
+  }
+  static KOKKOS_INLINE_FUNCTION bool regular(float t, float /*lp*/) { return math::positive_normal(t); }
+  // t (log t - lp): xlogy(t, t) - t lp for t > 0.
+  KOKKOS_INLINE_FUNCTION double regular_term(float t, float lp) const {
+    return double(t) * (math::exact_log_normal<TableBits, Degree>(t, table) - double(lp));
+  }
+  // The op whose regular form reads the table from `team`'s scratch, after the team copied it
+  // there (every thread of the team must call this).
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION KlTermExactScratchOp<LogTarget, TableBits, Degree> staged(const Member& team) const;
+};
+
+template <bool LogTarget, int TableBits, int Degree>
+struct KlTermExactScratchOp : KlTermExactOp<LogTarget, TableBits, Degree> {
+  math::ScratchTable scratch;
+  KOKKOS_INLINE_FUNCTION double regular_term(float t, float lp) const {
+    return double(t) * (math::exact_log_normal<TableBits, Degree>(t, scratch) - double(lp));
+  }
+};
+
+template <bool LogTarget, int TableBits, int Degree>
+template <class Member>
+KOKKOS_INLINE_FUNCTION KlTermExactScratchOp<LogTarget, TableBits, Degree>
+KlTermExactOp<LogTarget, TableBits, Degree>::staged(const Member& team) const {
+  static_assert(scratch_bytes > 0, "the table's copies do not fit a team's scratch");
+  // (Values: get_shmem takes references, and static members have no device-side definition.)
+  const int bytes = math::kExactLogCopiesBytes<TableBits>, alignment = 16;  // for 16-byte loads
+  double* scratch = static_cast<double*>(team.team_shmem().get_shmem_aligned(bytes, alignment));
+  math::ScratchTable::fill<TableBits>(scratch, table, team.team_rank(), team.team_size());
+  team.team_barrier();
+  return {{table}, math::ScratchTable::for_lane(scratch, team.team_rank() % 32)};
+}
+
+// For the benchmark's comparison of logarithms on devices: the polynomial host log everywhere.
+template <bool LogTarget>
+struct KlTermPolyLogOp {
+  using value_type = float;
+  struct PolyLog {
+    KOKKOS_INLINE_FUNCTION float operator()(float x) const { return math::vector_logf(x); }
+  };
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term_with(PolyLog{}, t, lp, LogTarget); }
+};
+
+// The bandwidth ceiling: touch both values, no math.
+struct ReadOp {
+  using value_type = float;
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return t + lp; }
+};
+
+// exact_log_table<TableBits>() copied into a memory space, for KlTermExactOp's `table`.
+template <class MemorySpace, int TableBits = math::kExactLogTableBits>
+Kokkos::View<double*, MemorySpace> exact_log_table_in() {
+  const std::vector<double> host = math::exact_log_table<TableBits>();
+  Kokkos::View<double*, MemorySpace> table("klmini::exact_log_table", host.size());
+  Kokkos::deep_copy(table, Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                               host.data(), host.size()));
+  return table;
+}
+
+// Calls f(op) with the term Op of the problem's precision and target form.
+template <class Space, class T, class F>
+void with_term_op(const Problem<Space, T>& p, F&& f) {
+  if (p.exact) {
+    const double* table = p.log_table.data();
+    if (p.log_target) f(KlTermExactOp<true>{table});
+    else f(KlTermExactOp<false>{table});
+  } else {
+    if (p.log_target) f(KlTermOp<true>{});
+    else f(KlTermOp<false>{});
+  }
+}
+
+}  // namespace klmini::variants

@@ -1,0 +1,94 @@
+// The kernels that write a tokens x vocab fp32 matrix while they reduce: the `none` term matrix
+// (terms.hpp), the gradient (gradient.hpp) and the copy ceiling they are measured against
+// (ceiling.hpp). One read of the inputs, one write of the output, one fp64 sum.
+//
+// A writing Op maps (t, lp), converted to fp32, to the value it adds to the sum (its value_type)
+// and, through `out`, the element it writes. Op::reads_lp = false skips the lp array entirely
+// (the gradient alone needs only t).
+//
+// Shapes as fused's: on hosts whole rows (one vectorizable loop per row); on devices a
+// persistent grid over 16-byte chunks when the rows are whole chunks and every array is
+// 16-byte aligned, short row segments otherwise.
+#pragma once
+
+#include "kernels/shapes.hpp"
+
+namespace klmini::variants {
+
+template <class Matrix, class OutMatrix, class Op>
+struct WriteSegments {
+  Matrix lp, t;
+  OutMatrix out;
+  RowSegments seg;
+  Op op;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+    const std::int64_t row = seg.row(item), end = seg.end(item);
+    const auto* lp_row = &lp(row, 0);
+    const auto* t_row = &t(row, 0);
+    float* out_row = &out(row, 0);
+    double local = 0.0;
+    KLMINI_SIMD_SUM_LOCAL
+    for (std::int64_t j = seg.begin(item); j < end; ++j) {
+      const float lp_j = Op::reads_lp ? to_float(lp_row[j]) : 0.0f;
+      local += double(op(to_float(t_row[j]), lp_j, out_row[j]));
+    }
+    acc += local;
+  }
+};
+
+// Every thread strides over the input chunks by the grid's width, Unroll chunks per step (all
+// loads first), and writes the matching output chunks (lanes / 4 fp32 chunks per input chunk).
+template <class Space, int Unroll, class T, class Op>
+struct WriteGridStride {
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  static constexpr int kOutPerIn = Chunk<T>::lanes / 4;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  Chunk<float>* out;
+  std::int64_t chunks;
+  Op op;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+    const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
+    double local = 0.0;
+    for (std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); c < chunks;
+         c += Unroll * width) {
+      Chunk<T> a[Unroll], b[Unroll];
+      for (int u = 0; u < Unroll; ++u)
+        if (c + u * width < chunks) {
+          if (Op::reads_lp) a[u] = lp[c + u * width];
+          b[u] = t[c + u * width];
+        }
+      for (int u = 0; u < Unroll; ++u)
+        if (c + u * width < chunks) {
+          Chunk<float> o[kOutPerIn];
+          typename Op::value_type part = 0;
+          for (int k = 0; k < Chunk<T>::lanes; ++k)
+            part += op(to_float(b[u].v[k]), Op::reads_lp ? to_float(a[u].v[k]) : 0.0f, o[k / 4].v[k % 4]);
+          for (int q = 0; q < kOutPerIn; ++q) out[(c + u * width) * kOutPerIn + q] = o[q];
+          local += double(part);
+        }
+    }
+    acc += local;
+  }
+};
+
+template <class Space, class T, class Op>
+void run_writing_kernel(const char* label, const Problem<Space, T>& p, const typename Problem<Space, T>::OutMatrix& out,
+                        const Result<Space>& sum, const Op& op) {
+  if (chunks_apply(p, out)) {
+    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(device_league<Space>(), kDeviceTeam),
+                            WriteGridStride<Space, kDeviceUnroll, T, Op>{
+                                as_chunks<T>(p.lp), as_chunks<T>(p.t), reinterpret_cast<Chunk<float>*>(out.data()),
+                                p.elements() / Chunk<T>::lanes, op},
+                            sum);
+  } else {
+    const RowSegments seg = row_segments(p);
+    Kokkos::parallel_reduce(label, row_segment_policy(p, seg),
+                            WriteSegments<typename Problem<Space, T>::Matrix, typename Problem<Space, T>::OutMatrix, Op>{
+                                p.lp, p.t, out, seg, op},
+                            sum);
+  }
+}
+
+}  // namespace klmini::variants

@@ -1,0 +1,170 @@
+// The run on one execution space, in four steps: set up this rank's problem (run/setup.hpp),
+// time the ceilings and every planned kernel (run/plan.hpp, run/time_kernel.hpp), check each
+// against the fp64 host reference (run/check.hpp), write the matrices the deck asks for.
+// Templated on the space; src/run/backends.cpp instantiates it for each space compiled in.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/validate.hpp"
+#include "host/comm.hpp"
+#include "host/config.hpp"
+#include "host/limits.hpp"
+#include "host/npy.hpp"
+#include "host/record.hpp"
+#include "host/variants.hpp"
+#include "kernels/probes/ceiling.hpp"
+#include "run/backends.hpp"
+#include "run/check.hpp"
+#include "run/plan.hpp"
+#include "run/setup.hpp"
+#include "run/time_kernel.hpp"
+
+namespace klmini {
+
+template <class Space>
+std::string space_backend_name() {
+  const std::string n = Space::name();
+  if (n == "OpenMP") return "openmp";
+  if (n == "Serial") return "serial";
+  if (n == "Cuda") return "cuda";
+  return n;
+}
+
+template <class Space>
+Record record_header(const Config& c) {  // what a Record knows before anything runs
+  Record rec;
+  rec.config = c;
+  rec.backend = space_backend_name<Space>();
+  rec.execution_space = Space::name();
+  rec.concurrency = static_cast<int>(Space().concurrency());
+  rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
+  rec.kokkos_version = kokkos_version();
+  rec.kokkos_backends = kokkos_backends();
+  rec.kokkos_kernels_version = kokkos_kernels_version();
+  rec.left_out = left_out_variants(c);
+  return rec;
+}
+
+// Refuses, before anything is allocated, a run that would overwrite a file or not fit.
+template <class Space>
+void check_fits(const Config& c, const RowRange& mine, const Comm& comm, const std::vector<Variant>& timed) {
+  check_memory(estimate_memory(c, mine.count, comm.size(), is_host_space<Space>(), timed), is_host_space<Space>(),
+               Space::memory_space::name(), space_available_bytes<Space>(), host_available_bytes(), c);
+}
+
+template <class Space>
+Outputs<Space> allocate_outputs(const Config& c, std::int64_t rows) {
+  using Matrix = typename Outputs<Space>::Matrix;
+  Outputs<Space> out;
+  if (c.reduction == Reduction::none) out.terms = allocate_matrix<Matrix>("klmini::terms", rows, c.vocab);
+  if (c.gradient) out.grad = allocate_matrix<Matrix>("klmini::grad", rows, c.vocab);
+  out.grad_scale = static_cast<float>(reduction_scale(c.reduction, c.tokens, c.vocab));
+  return out;
+}
+
+// The read ceiling, and the copy ceiling when a kernel writes a matrix (into whichever output
+// exists; the kernels overwrite it later).
+template <class Space, class T>
+void time_ceilings(const Config& c, const Problem<Space, T>& p, const Outputs<Space>& out, const Comm& comm,
+                   Record& rec) {
+  std::vector<double> values;
+  rec.ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::read_ceiling(p, r); }, c.warmup,
+                                   c.repeats, values, comm);
+  rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
+  if (c.reduction != Reduction::none && !c.gradient) return;
+  const auto& target = c.gradient ? out.grad : out.terms;
+  rec.copy_ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::copy_ceiling(p, target, r); },
+                                        c.warmup, c.repeats, values, comm);
+  rec.copy_ceiling_GBps = double(c.elements()) * (2.0 * double(sizeof(T)) + 4.0) / rec.copy_ceiling.median_s * 1e-9;
+}
+
+// Times one planned kernel and checks what it computed.
+template <class Space, class T>
+VariantResult time_and_check(const PlannedKernel<Space>& k, const Config& c, const Outputs<Space>& out,
+                             const Checker<Space, T>& checker, const RowRange& mine, const Comm& comm,
+                             const Record& rec) {
+  const VariantInfo& info = *k.variant;
+  VariantResult v;
+  v.variant = std::string(info.name);
+  v.ceiling = info.ceiling;
+  // Poison: an element a kernel does not write fails verification.
+  constexpr float kPoison = -7.77e33f;
+  if (info.computes == Computes::terms_matrix) Kokkos::deep_copy(out.terms, kPoison);
+  if (info.computes == Computes::loss_and_gradient || info.computes == Computes::gradient)
+    Kokkos::deep_copy(out.grad, kPoison);
+  std::vector<double> values, local_times;
+  v.time = time_kernel<Space>(k.kernel, c.warmup, c.repeats, values, comm, &local_times);
+  v.sum = values.back();
+  v.loss = info.computes == Computes::gradient ? 0.0 : v.sum * reduction_scale(c.reduction, c.tokens, c.vocab);
+  v.reproducible = bitwise_equal(values);
+  const double per_element = bytes_per_element(info, double(sizeof(T)));
+  v.bytes = per_element * double(c.elements());
+  v.GBps = v.bytes / v.time.median_s * 1e-9;
+  v.fraction_of_ceiling = v.GBps / (info.ceiling == Ceiling::copy ? rec.copy_ceiling_GBps : rec.ceiling_GBps);
+  v.rank_GBps =
+      comm.gather(per_element * double(mine.count) * double(c.vocab) / summarize(local_times).median_s * 1e-9);
+  if (c.verify != VerifyMode::off) v.verification = checker.check(info, v.sum, out);
+  return v;
+}
+
+// The term matrix and the gradient, where the deck names a file for them.
+template <class Space>
+void write_outputs(const Config& c, const Outputs<Space>& out, const RowRange& mine, const Comm& comm, Record& rec) {
+  if (c.gradient && !c.grad_output.empty()) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.grad);
+    write_npy_f32_collective(c.grad_output, c.tokens, c.vocab, mine.begin, mine.count, host.data(), comm);
+    rec.grad_written = c.grad_output;
+  }
+  if (c.reduction == Reduction::none && !c.output.empty()) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out.terms);
+    write_npy_f32_collective(c.output, c.tokens, c.vocab, mine.begin, mine.count, host.data(), comm);
+    rec.output_written = c.output;
+  }
+}
+
+// The whole run on elements of type T. `announce` is called once the summary can be printed
+// (before the timing).
+template <class Space, class T>
+Record run_typed(const Config& c, const std::function<void(const Record&)>& announce) {
+  const Comm& comm = Comm::world();
+  const RowRange mine = rows_of_rank(c.tokens, comm.rank(), comm.size());
+  Record rec = record_header<Space>(c);
+  rec.ranks = comm.size();
+  if (announce && comm.root()) announce(rec);
+
+  check_output(c);
+  const std::vector<Variant> timed = timed_variants(c);
+  check_fits<Space>(c, mine, comm, timed);
+  Kokkos::Timer setup;
+  const Problem<Space, T> p = make_problem<Space, T>(c, mine.begin, mine.count);
+  rec.setup_s = comm.max(setup.seconds());
+  if (c.validate) validate_inputs(p, mine.begin, comm);
+  const Outputs<Space> out = allocate_outputs<Space>(c, mine.count);
+
+  time_ceilings(c, p, out, comm, rec);
+  const std::vector<PlannedKernel<Space>> plan = make_plan(timed, p, out);
+  const Checker<Space, T> checker(c, p, mine, comm);
+  rec.reference_s = checker.reference_seconds();
+  for (const PlannedKernel<Space>& k : plan) rec.results.push_back(time_and_check(k, c, out, checker, mine, comm, rec));
+  rec.loss = rec.results.front().loss;
+  write_outputs(c, out, mine, comm, rec);
+  return rec;
+}
+
+// The whole run: `c.precision` is resolved (not backend_default); the element type is c.dtype.
+template <class Space>
+Record run_problem(const Config& c, const std::function<void(const Record&)>& announce) {
+  switch (c.dtype) {
+    case DType::bf16: return run_typed<Space, bf16>(c, announce);
+    case DType::fp16: return run_typed<Space, fp16>(c, announce);
+    case DType::fp32: break;
+  }
+  return run_typed<Space, float>(c, announce);
+}
+
+}  // namespace klmini

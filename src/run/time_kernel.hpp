@@ -1,0 +1,70 @@
+// Step two of a run: timing one kernel over its repeats, with every rank in step.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "core/problem.hpp"
+#include "core/timer.hpp"
+#include "host/comm.hpp"
+#include "host/record.hpp"
+#include "host/timing.hpp"
+
+namespace klmini {
+
+// Runs `kernel` warmup + repeats times. Each timed run is timed alone after a barrier of all
+// ranks; its result is read back after the timer stops. A run's time is the slowest rank's, its
+// value the sum over ranks. One rank: KernelTimer (CUDA events on Cuda, fence + wall clock on
+// hosts). Several ranks: fence + wall clock from the common barrier, because ranks that share a
+// device run their kernels one after another, and each rank's events would time only its own.
+// `local_times` keeps this rank's own times (for per-rank bandwidth).
+template <class Space>
+TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel, int warmup, int repeats,
+                        std::vector<double>& values, const Comm& comm, std::vector<double>* local_times = nullptr) {
+  const Result<Space> result("klmini::result");
+  for (int i = 0; i < warmup; ++i) kernel(result);
+  // Built only where it times: its Cuda flush buffer is not allocated for runs of several ranks.
+  std::optional<KernelTimer<Space>> timer;
+  if (times_with_kernel_timer(comm.size())) timer.emplace();
+  std::vector<double> times, mine;
+  values.clear();
+  constexpr double kPoison = -1.2345678901234567e300;  // no sum of terms can be this
+  for (int i = 0; i < repeats; ++i) {
+    Kokkos::deep_copy(result, kPoison);
+    Space().fence();
+    comm.barrier();
+    double t = 0.0;
+    if (timer) {
+      timer->start();
+      kernel(result);
+      t = timer->stop();
+    } else {
+      Kokkos::Timer wall;
+      kernel(result);
+      Space().fence();
+      t = wall.seconds();
+    }
+    mine.push_back(t);
+    times.push_back(comm.max(t));
+    const double local = read_result<Space>(result);
+    if (!comm.all(local != kPoison)) throw std::runtime_error("a kernel did not write its result");
+    values.push_back(comm.sum(local));
+  }
+  if (local_times) *local_times = mine;
+  TimingStats stats = summarize(times);
+  stats.uncovered = timer ? timer->uncovered() : 0;
+  return stats;
+}
+
+inline bool bitwise_equal(const std::vector<double>& v) {
+  for (const double x : v)
+    if (std::memcmp(&x, &v.front(), sizeof x) != 0) return false;
+  return true;
+}
+
+}  // namespace klmini
