@@ -54,11 +54,14 @@ struct WriteGridStride {
     for (std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); c < chunks;
          c += Unroll * width) {
       Chunk<T> a[Unroll], b[Unroll];
-      for (int u = 0; u < Unroll; ++u)
+      for (int u = 0; u < Unroll; ++u) {
+        zero_on_host(a[u]);
+        zero_on_host(b[u]);
         if (c + u * width < chunks) {
           if (Op::reads_lp) a[u] = lp[c + u * width];
           b[u] = t[c + u * width];
         }
+      }
       for (int u = 0; u < Unroll; ++u)
         if (c + u * width < chunks) {
           Chunk<float> o[kOutPerIn];
