@@ -104,7 +104,7 @@ build_in_roots() {
   for name in "${roots[@]}"; do
     say "configuring and building klmini against the '$name' root's Kokkos (build/sid-$name)"
     in_root "$name" cmake -S /klmini -B "/klmini/build/sid-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DKLMINI_HOST_ARCH=native -DKLMINI_MPI=OFF -DKLMINI_ENABLE_BENCHMARKS=OFF >/dev/null
+      -DKLMINI_HOST_ARCH=native -DKLMINI_MPI=OFF -DKLMINI_ENABLE_BENCHMARKS=OFF -DKLMINI_WARNINGS_AS_ERRORS=ON >/dev/null
     in_root "$name" cmake --build "/klmini/build/sid-$name" -j "$jobs"
   done
 }
