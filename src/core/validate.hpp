@@ -4,7 +4,7 @@
 // row of lp is one of log-probabilities. Bad rows are reported by global index.
 //
 // The tolerance is kRowTolerance plus what rounding into the input dtype can move a row
-// (dtype.hpp's RoundingBounds): u for a sum of probabilities (each within u of itself) plus
+// (numerics/dtype.hpp's RoundingBounds): u for a sum of probabilities (each within u of itself) plus
 // vocab x half a subnormal spacing (entries below the normal range), and u * max|x| for a
 // logsumexp (each x within u|x|, so each exp(x) within a factor e^(u|x|)). For fp32 inputs that
 // is kRowTolerance; for bf16 lp rows near -11 it is about 0.044, as bf16 itself is that coarse.

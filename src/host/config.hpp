@@ -16,7 +16,7 @@ enum class VerifyMode { full, sample, off };
 // Element type of the inputs (the outputs are fp32 always).
 enum class DType { fp32, bf16, fp16 };
 // How the terms are computed: fast = fp32 terms with the kernel log; exact = fp64 terms with an
-// fp64 log. backend_default = the backend's default (backends.hpp), resolved before the run.
+// fp64 log. backend_default = the backend's default (run/backends.hpp), resolved before the run.
 enum class Precision { backend_default, fast, exact };
 
 struct Config {

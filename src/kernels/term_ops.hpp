@@ -39,7 +39,7 @@ template <bool LogTarget, int TableBits = math::kExactLogTableBits, int Degree =
 struct KlTermExactOp {
   using value_type = double;
   static constexpr bool has_regular_form = !LogTarget;
-  // Cuda kernels stage the table in team scratch for the regular form (fused.hpp, GridStride):
+  // Cuda kernels stage the table in team scratch for the regular form (shapes.hpp, GridStride):
   // its bytes there, or 0 where there is no regular form or the copies would not fit a team's
   // 48 KiB.
   static constexpr int scratch_bytes =

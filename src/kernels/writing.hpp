@@ -1,6 +1,6 @@
 // The kernels that write a tokens x vocab fp32 matrix while they reduce: the `none` term matrix
 // (terms.hpp), the gradient (gradient.hpp) and the copy ceiling they are measured against
-// (ceiling.hpp). One read of the inputs, one write of the output, one fp64 sum.
+// (probes/ceiling.hpp). One read of the inputs, one write of the output, one fp64 sum.
 //
 // A writing Op maps (t, lp), converted to fp32, to the value it adds to the sum (its value_type)
 // and, through `out`, the element it writes. Op::reads_lp = false skips the lp array entirely

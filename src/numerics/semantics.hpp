@@ -45,7 +45,7 @@ KOKKOS_INLINE_FUNCTION Real kl_grad(Real t, Real g, bool log_target) {
 }
 
 // The magnitude that bounds the error of one term computed in fp32, in units of the
-// verification's per-term tolerance (verify.hpp): |xlogy(t,t)| + |t*lp| for the roundings, plus
+// verification's per-term tolerance (host/verify.hpp): |xlogy(t,t)| + |t*lp| for the roundings, plus
 // |t| for the device log's absolute error (2^-21.41 < 8 * 2^-24 per unit of t), or
 // exp(t) * (|t| + |lp|) for log-probability targets. Tolerances scale with its sum.
 template <class Real>
