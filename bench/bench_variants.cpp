@@ -105,6 +105,24 @@ struct KlTermLibmFp64Op {
   }
 };
 
+// The fp32 term with CUDA's __logf (MUFU.LG2 times ln 2, its bias left in): the device kernel
+// log before device_logf recentred it, timed beside it to show what the recentring costs.
+struct KlTermMufuLogOp {
+  using value_type = float;
+  struct MufuLog {
+    KOKKOS_INLINE_FUNCTION float operator()(float x) const {
+#if defined(__CUDA_ARCH__)
+      return __logf(x);
+#else
+      return klmini::math::vector_logf(x);
+#endif
+    }
+  };
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const {
+    return klmini::kl_term_with(MufuLog{}, t, lp, false);
+  }
+};
+
 // The exact term without its regular form: every element through the special-value handling
 // (the product before the regular form; it measures what the form gains), table in global memory.
 struct KlTermExactGeneralOp : klmini::variants::KlTermExactOp<false> {
@@ -159,6 +177,9 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
       add<Space>(backend, "gridread_u4_l" + std::to_string(league), s,
                  [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, ReadOp{}, league, 256); });
     }
+    add<Space>(backend, "grid_u2_mufu_logf", s, [](const auto& p, const auto& r) {
+      run_grid_stride<2>("b", p, r, KlTermMufuLogOp{}, device_league<Space>(), kDeviceTeam);
+    });
     add<Space>(backend, "grid_u2_polylog", s, [](const auto& p, const auto& r) {
       run_grid_stride<2>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
     });

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/cuda_check.hpp"
 #include "host/timing.hpp"
 
 namespace klmini {
@@ -36,10 +37,6 @@ class KernelTimer {
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
-inline void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
 template <>
 class KernelTimer<Kokkos::Cuda> {
  public:

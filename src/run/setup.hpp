@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cuda_check.hpp"
 #include "core/generate.hpp"
 #include "core/problem.hpp"
 #include "host/config.hpp"
