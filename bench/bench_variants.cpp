@@ -64,27 +64,32 @@ void add(const std::string& backend, const std::string& name, const Shape& shape
          bool flush = true) {
   const std::string label =
       backend + "/" + name + "/" + std::to_string(shape.first) + "x" + std::to_string(shape.second);
-  benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& state) {
-    const auto& p = problem_for<Space>(shape);
-    const klmini::Result<Space> result("bench::result");
-    kernel(p, result);  // warm up
-    klmini::KernelTimer<Space> timer = make_timer<Space>(flush);
-    for (auto _ : state) {
-      timer.start();
-      kernel(p, result);
-      state.SetIterationTime(timer.stop());
-    }
-    state.counters["sum"] = klmini::read_result<Space>(result);
-    const double bytes = 2.0 * double(shape.first) * double(shape.second) * sizeof(float);
-    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
-    state.counters["TBps"] = benchmark::Counter(bytes * 1e-12 * double(state.iterations()), benchmark::Counter::kIsRate);
-  })->UseManualTime()->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark(label.c_str(),
+                               [=](benchmark::State& state) {
+                                 const auto& p = problem_for<Space>(shape);
+                                 const klmini::Result<Space> result("bench::result");
+                                 kernel(p, result);  // warm up
+                                 klmini::KernelTimer<Space> timer = make_timer<Space>(flush);
+                                 for (auto _ : state) {
+                                   timer.start();
+                                   kernel(p, result);
+                                   state.SetIterationTime(timer.stop());
+                                 }
+                                 state.counters["sum"] = klmini::read_result<Space>(result);
+                                 const double bytes = 2.0 * double(shape.first) * double(shape.second) * sizeof(float);
+                                 state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
+                                 state.counters["TBps"] = benchmark::Counter(bytes * 1e-12 * double(state.iterations()),
+                                                                             benchmark::Counter::kIsRate);
+                               })
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
 }
 
 template <class Space>
 void register_variants(const std::string& backend, const std::vector<Shape>& shapes) {
   for (const Shape& shape : shapes) {
-    add<Space>(backend, "ceiling_read", shape, [](const auto& p, const auto& r) { klmini::variants::read_ceiling(p, r); });
+    add<Space>(backend, "ceiling_read", shape,
+               [](const auto& p, const auto& r) { klmini::variants::read_ceiling(p, r); });
     for (const klmini::Variant v : klmini::loss_variant_table()) {
       if (!klmini::compiled_in(v)) continue;
       add<Space>(backend, klmini::variant_name(v), shape,
@@ -143,10 +148,12 @@ void register_timing_methods(const std::string& backend, const std::vector<Shape
   for (const Shape& s : shapes)
     for (const bool flush : {true, false}) {
       const std::string suffix = flush ? "" : "_noflush";
-      add<Space>(backend, "timing_read" + suffix, s,
-                 [](const auto& p, const auto& r) { klmini::variants::read_ceiling(p, r); }, flush);
-      add<Space>(backend, "timing_fused" + suffix, s,
-                 [](const auto& p, const auto& r) { klmini::variants::fused(p, r); }, flush);
+      add<Space>(
+          backend, "timing_read" + suffix, s,
+          [](const auto& p, const auto& r) { klmini::variants::read_ceiling(p, r); }, flush);
+      add<Space>(
+          backend, "timing_fused" + suffix, s, [](const auto& p, const auto& r) { klmini::variants::fused(p, r); },
+          flush);
     }
 }
 
@@ -202,7 +209,8 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
       run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
     });
-    add<Space>(backend, "rowteam_u2_t128", s, [](const auto& p, const auto& r) { run_row_teams<2>("b", p, r, Op{}, 128); });
+    add<Space>(backend, "rowteam_u2_t128", s,
+               [](const auto& p, const auto& r) { run_row_teams<2>("b", p, r, Op{}, 128); });
     add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, ReadOp{}); });
     add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, ReadOp{}); });
     add<Space>(backend, "read_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<4>("b", p, r, ReadOp{}); });
@@ -231,7 +239,8 @@ int main(int argc, char* argv[]) {
   const std::vector<Shape> seed = {{16384, 4096}, {16384, 16384}, {16384, 131072}};
   register_variants<Kokkos::Cuda>("cuda", seed);
   register_shapes<Kokkos::Cuda>("cuda", seed);
-  register_timing_methods<Kokkos::Cuda>("cuda", {{16384, 16}, {16384, 256}, {16384, 1024}, {16384, 4096}, {16384, 131072}});
+  register_timing_methods<Kokkos::Cuda>("cuda",
+                                        {{16384, 16}, {16384, 256}, {16384, 1024}, {16384, 4096}, {16384, 131072}});
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   register_variants<Kokkos::OpenMP>("openmp", {{1024, 4096}, {256, 32768}});

@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       const auto h = klmini::check_npy_bytes("fuzz.npy", reinterpret_cast<const char*>(data), size,
                                              static_cast<std::int64_t>(size), 2, 3, e.descr);
-      if (h.descr != e.descr) __builtin_trap();                                            // accepted another dtype
+      if (h.descr != e.descr) __builtin_trap();  // accepted another dtype
       if (h.data_offset + 6 * e.item_bytes != static_cast<std::int64_t>(size)) __builtin_trap();  // a wrong length
     } catch (const klmini::DataFileError&) {
     }

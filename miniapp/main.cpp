@@ -9,16 +9,16 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "run/backends.hpp"
 #include "host/comm.hpp"
 #include "host/config.hpp"
 #include "host/errors.hpp"
 #include "host/report.hpp"
+#include "run/backends.hpp"
 
 namespace {
 
@@ -48,7 +48,8 @@ int main(int argc, char* argv[]) {
   const klmini::Comm& comm = klmini::Comm::world();
   // An error on one rank must end all of them (the others would wait in a collective).
   const auto fail = [&comm](int code, const std::string& message) {
-    std::cerr << "klmini: " << message << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << "\n";
+    std::cerr << "klmini: " << message << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "")
+              << "\n";
     if (comm.size() > 1) comm.abort(code);
     return code;
   };
@@ -56,16 +57,19 @@ int main(int argc, char* argv[]) {
   std::vector<char*> kokkos_argv = {argv[0]};
   std::vector<std::string> own_args;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--kokkos-", 9) == 0) kokkos_argv.push_back(argv[i]);
-    else own_args.emplace_back(argv[i]);
+    if (std::strncmp(argv[i], "--kokkos-", 9) == 0)
+      kokkos_argv.push_back(argv[i]);
+    else
+      own_args.emplace_back(argv[i]);
   }
 
   Arguments args;
-  CLI::App app{"klmini: KL-divergence loss (PyTorch kl_div semantics) as one fused Kokkos parallel_reduce.\n"
-               "Runs the embedded default deck when no DECK is given. Arguments starting with --kokkos-\n"
-               "(e.g. --kokkos-num-threads=4, --kokkos-device-id=1) are passed to Kokkos.\n"
-               "Exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 runtime error.",
-               "klmini"};
+  CLI::App app{
+      "klmini: KL-divergence loss (PyTorch kl_div semantics) as one fused Kokkos parallel_reduce.\n"
+      "Runs the embedded default deck when no DECK is given. Arguments starting with --kokkos-\n"
+      "(e.g. --kokkos-num-threads=4, --kokkos-device-id=1) are passed to Kokkos.\n"
+      "Exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 runtime error.",
+      "klmini"};
   app.add_option("DECK", args.deck, "TOML input deck (paths inside are relative to its folder)")
       ->check(CLI::ExistingFile);
   app.add_option("--set", args.overrides, "override a deck key: --set tokens=2048 (repeatable)")

@@ -45,8 +45,8 @@ enum class Stream : std::uint64_t { log_probs = 1, targets = 2 };
 // passes in fp64 (an online max/sum-exp, then the write), so the result does not depend on
 // how a backend orders a parallel reduction.
 template <class Space, class Matrix>
-void generate_softmax_rows(const Matrix& out, std::int64_t row_offset, std::int64_t vocab,
-                           std::uint64_t seed, Stream stream, bool as_log) {
+void generate_softmax_rows(const Matrix& out, std::int64_t row_offset, std::int64_t vocab, std::uint64_t seed,
+                           Stream stream, bool as_log) {
   const std::int64_t rows = static_cast<std::int64_t>(out.extent(0));
   const std::uint64_t s = static_cast<std::uint64_t>(stream);
   Kokkos::parallel_for(

@@ -29,8 +29,8 @@ struct Problem {
   // Outputs (the `none` term matrix, the gradient) are fp32 whatever the inputs are.
   using OutMatrix = Kokkos::View<float**, Kokkos::LayoutRight, memory_space>;
 
-  Matrix lp, t;              // tokens x vocab, row-major, unpadded
-  std::int64_t tokens = 0;   // rows held here
+  Matrix lp, t;             // tokens x vocab, row-major, unpadded
+  std::int64_t tokens = 0;  // rows held here
   std::int64_t vocab = 0;
   bool log_target = false;
   // precision = "exact": terms in fp64 with math::exact_log, whose table lives here.
@@ -87,7 +87,7 @@ RowSegments row_segments(const Problem<Space, T>& p) {
 
 template <class Space, class T>
 Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(const Problem<Space, T>& p,
-                                                                              const RowSegments& s) {
+                                                                               const RowSegments& s) {
   return {0, p.tokens * s.per_row};
 }
 

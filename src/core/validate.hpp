@@ -16,10 +16,10 @@
 #include <cstdio>
 #include <string>
 
+#include "core/problem.hpp"
 #include "host/comm.hpp"
 #include "host/errors.hpp"
 #include "numerics/math.hpp"
-#include "core/problem.hpp"
 
 namespace klmini {
 
@@ -85,13 +85,14 @@ void validate_inputs(const Problem<Space, T>& p, std::int64_t row_offset, const 
     } else if (!(std::fabs(stats(r, 2)) <= lp_tolerance)) {
       std::snprintf(why, sizeof why, "logsumexp of lp is %.6g, not 0 (tolerance %.3g)", stats(r, 2), lp_tolerance);
     }
-    if (why[0] && bad++ < 5) first += (first.empty() ? "" : "; ") + std::string("row ") + std::to_string(row_offset + r) + ": " + why;
+    if (why[0] && bad++ < 5)
+      first += (first.empty() ? "" : "; ") + std::string("row ") + std::to_string(row_offset + r) + ": " + why;
   }
   const double total_bad = comm.sum(double(bad));
   if (total_bad > 0) {
-    throw InputError("validation failed: " + std::to_string(static_cast<std::int64_t>(total_bad)) +
-                     " row(s) are not " + (p.log_target ? "log-probability" : "probability") +
-                     " rows within " + std::to_string(kRowTolerance) + " plus the input dtype's rounding" +
+    throw InputError("validation failed: " + std::to_string(static_cast<std::int64_t>(total_bad)) + " row(s) are not " +
+                     (p.log_target ? "log-probability" : "probability") + " rows within " +
+                     std::to_string(kRowTolerance) + " plus the input dtype's rounding" +
                      (first.empty() ? " (on other ranks)" : "; first: " + first));
   }
 }

@@ -20,7 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Where {
-  std::string text;  // "deck.toml:3:1" or "--set tokens=0"
+  std::string text;      // "deck.toml:3:1" or "--set tokens=0"
   std::string base_dir;  // relative paths are resolved against this
 };
 
@@ -36,10 +36,8 @@ std::string type_name(const toml::node& n) {
   }
 }
 
-std::int64_t get_int(const toml::node& n, const Where& w, const std::string& key,
-                     std::int64_t lo, std::int64_t hi) {
-  if (!n.is_integer())
-    throw DeckError(w.text, key, "expected an integer, got " + type_name(n));
+std::int64_t get_int(const toml::node& n, const Where& w, const std::string& key, std::int64_t lo, std::int64_t hi) {
+  if (!n.is_integer()) throw DeckError(w.text, key, "expected an integer, got " + type_name(n));
   const std::int64_t v = n.as_integer()->get();
   if (v < lo || v > hi) {
     std::ostringstream os;
@@ -50,8 +48,7 @@ std::int64_t get_int(const toml::node& n, const Where& w, const std::string& key
 }
 
 bool get_bool(const toml::node& n, const Where& w, const std::string& key) {
-  if (!n.is_boolean())
-    throw DeckError(w.text, key, "expected true or false, got " + type_name(n));
+  if (!n.is_boolean()) throw DeckError(w.text, key, "expected true or false, got " + type_name(n));
   return n.as_boolean()->get();
 }
 
@@ -87,77 +84,66 @@ using Setter = std::function<void(Config&, const toml::node&, const Where&)>;
 // The schema: every key a deck may hold. Anything else is an error.
 const std::vector<std::pair<std::string, Setter>>& schema() {
   static const std::vector<std::pair<std::string, Setter>> keys = {
-      {"tokens", [](Config& c, const toml::node& n, const Where& w) {
-         c.tokens = get_int(n, w, "tokens", 1, kMaxExtent);
-       }},
-      {"vocab", [](Config& c, const toml::node& n, const Where& w) {
-         c.vocab = get_int(n, w, "vocab", 1, kMaxExtent);
-       }},
-      {"backend", [](Config& c, const toml::node& n, const Where& w) {
+      {"tokens",
+       [](Config& c, const toml::node& n, const Where& w) { c.tokens = get_int(n, w, "tokens", 1, kMaxExtent); }},
+      {"vocab",
+       [](Config& c, const toml::node& n, const Where& w) { c.vocab = get_int(n, w, "vocab", 1, kMaxExtent); }},
+      {"backend",
+       [](Config& c, const toml::node& n, const Where& w) {
          c.backend = get_choice<std::string>(
-             n, w, "backend",
-             {{"default", "default"}, {"openmp", "openmp"}, {"serial", "serial"}, {"cuda", "cuda"}});
+             n, w, "backend", {{"default", "default"}, {"openmp", "openmp"}, {"serial", "serial"}, {"cuda", "cuda"}});
        }},
-      {"reduction", [](Config& c, const toml::node& n, const Where& w) {
+      {"reduction",
+       [](Config& c, const toml::node& n, const Where& w) {
          c.reduction = get_choice<Reduction>(n, w, "reduction",
                                              {{"batchmean", Reduction::batchmean},
                                               {"sum", Reduction::sum},
                                               {"mean", Reduction::mean},
                                               {"none", Reduction::none}});
        }},
-      {"log_target", [](Config& c, const toml::node& n, const Where& w) {
-         c.log_target = get_bool(n, w, "log_target");
+      {"log_target",
+       [](Config& c, const toml::node& n, const Where& w) { c.log_target = get_bool(n, w, "log_target"); }},
+      {"input",
+       [](Config& c, const toml::node& n, const Where& w) {
+         c.input = get_choice<InputKind>(n, w, "input", {{"generate", InputKind::generate}, {"npy", InputKind::npy}});
        }},
-      {"input", [](Config& c, const toml::node& n, const Where& w) {
-         c.input = get_choice<InputKind>(n, w, "input",
-                                         {{"generate", InputKind::generate}, {"npy", InputKind::npy}});
+      {"log_probs", [](Config& c, const toml::node& n, const Where& w) { c.log_probs = get_path(n, w, "log_probs"); }},
+      {"targets", [](Config& c, const toml::node& n, const Where& w) { c.targets = get_path(n, w, "targets"); }},
+      {"output", [](Config& c, const toml::node& n, const Where& w) { c.output = get_path(n, w, "output"); }},
+      {"gradient", [](Config& c, const toml::node& n, const Where& w) { c.gradient = get_bool(n, w, "gradient"); }},
+      {"grad_output",
+       [](Config& c, const toml::node& n, const Where& w) { c.grad_output = get_path(n, w, "grad_output"); }},
+      {"overwrite", [](Config& c, const toml::node& n, const Where& w) { c.overwrite = get_bool(n, w, "overwrite"); }},
+      {"validate", [](Config& c, const toml::node& n, const Where& w) { c.validate = get_bool(n, w, "validate"); }},
+      {"dtype",
+       [](Config& c, const toml::node& n, const Where& w) {
+         c.dtype =
+             get_choice<DType>(n, w, "dtype", {{"fp32", DType::fp32}, {"bf16", DType::bf16}, {"fp16", DType::fp16}});
        }},
-      {"log_probs", [](Config& c, const toml::node& n, const Where& w) {
-         c.log_probs = get_path(n, w, "log_probs");
+      {"precision",
+       [](Config& c, const toml::node& n, const Where& w) {
+         c.precision =
+             get_choice<Precision>(n, w, "precision", {{"fast", Precision::fast}, {"exact", Precision::exact}});
        }},
-      {"targets", [](Config& c, const toml::node& n, const Where& w) {
-         c.targets = get_path(n, w, "targets");
+      {"seed",
+       [](Config& c, const toml::node& n, const Where& w) {
+         c.seed = static_cast<std::uint64_t>(get_int(n, w, "seed", 0, std::numeric_limits<std::int64_t>::max()));
        }},
-      {"output", [](Config& c, const toml::node& n, const Where& w) {
-         c.output = get_path(n, w, "output");
-       }},
-      {"gradient", [](Config& c, const toml::node& n, const Where& w) {
-         c.gradient = get_bool(n, w, "gradient");
-       }},
-      {"grad_output", [](Config& c, const toml::node& n, const Where& w) {
-         c.grad_output = get_path(n, w, "grad_output");
-       }},
-      {"overwrite", [](Config& c, const toml::node& n, const Where& w) {
-         c.overwrite = get_bool(n, w, "overwrite");
-       }},
-      {"validate", [](Config& c, const toml::node& n, const Where& w) {
-         c.validate = get_bool(n, w, "validate");
-       }},
-      {"dtype", [](Config& c, const toml::node& n, const Where& w) {
-         c.dtype = get_choice<DType>(n, w, "dtype", {{"fp32", DType::fp32}, {"bf16", DType::bf16}, {"fp16", DType::fp16}});
-       }},
-      {"precision", [](Config& c, const toml::node& n, const Where& w) {
-         c.precision = get_choice<Precision>(n, w, "precision", {{"fast", Precision::fast}, {"exact", Precision::exact}});
-       }},
-      {"seed", [](Config& c, const toml::node& n, const Where& w) {
-         c.seed = static_cast<std::uint64_t>(
-             get_int(n, w, "seed", 0, std::numeric_limits<std::int64_t>::max()));
-       }},
-      {"warmup", [](Config& c, const toml::node& n, const Where& w) {
+      {"warmup",
+       [](Config& c, const toml::node& n, const Where& w) {
          c.warmup = static_cast<int>(get_int(n, w, "warmup", 0, 1000));  // more is a typo, not a benchmark
        }},
-      {"repeats", [](Config& c, const toml::node& n, const Where& w) {
-         c.repeats = static_cast<int>(get_int(n, w, "repeats", 1, 10000));
-       }},
-      {"verify", [](Config& c, const toml::node& n, const Where& w) {
+      {"repeats", [](Config& c, const toml::node& n,
+                     const Where& w) { c.repeats = static_cast<int>(get_int(n, w, "repeats", 1, 10000)); }},
+      {"verify",
+       [](Config& c, const toml::node& n, const Where& w) {
          c.verify = get_choice<VerifyMode>(
-             n, w, "verify",
-             {{"full", VerifyMode::full}, {"sample", VerifyMode::sample}, {"off", VerifyMode::off}});
+             n, w, "verify", {{"full", VerifyMode::full}, {"sample", VerifyMode::sample}, {"off", VerifyMode::off}});
        }},
-      {"sample_rows", [](Config& c, const toml::node& n, const Where& w) {
-         c.sample_rows = get_int(n, w, "sample_rows", 2, kMaxExtent);
-       }},
-      {"variant", [](Config& c, const toml::node& n, const Where& w) {
+      {"sample_rows", [](Config& c, const toml::node& n,
+                         const Where& w) { c.sample_rows = get_int(n, w, "sample_rows", 2, kMaxExtent); }},
+      {"variant",
+       [](Config& c, const toml::node& n, const Where& w) {
          const std::string v = get_string(n, w, "variant");
          if (v != "all" && (find_variant(v) == nullptr || find_variant(v)->computes != Computes::loss)) {
            std::string names;
@@ -199,19 +185,18 @@ void check_consistency(const Config& c) {
   } else {
     if (!c.log_probs.empty())
       throw DeckError(w, "log_probs", "is only read when input = \"npy\" (input is \"generate\")");
-    if (!c.targets.empty())
-      throw DeckError(w, "targets", "is only read when input = \"npy\" (input is \"generate\")");
+    if (!c.targets.empty()) throw DeckError(w, "targets", "is only read when input = \"npy\" (input is \"generate\")");
   }
   if (!c.output.empty() && c.reduction != Reduction::none)
     throw DeckError(w, "output", "is only written when reduction = \"none\"");
-  if (!c.grad_output.empty() && !c.gradient)
-    throw DeckError(w, "grad_output", "is only written when gradient = true");
+  if (!c.grad_output.empty() && !c.gradient) throw DeckError(w, "grad_output", "is only written when gradient = true");
   if (!c.grad_output.empty() && c.grad_output == c.output)
     throw DeckError(w, "grad_output", "is the same file as output");
   const VariantInfo* named = find_variant(c.variant);
   if (named != nullptr && named->fp32_fast_only && c.dtype != DType::fp32)
-    throw DeckError(w, "variant", "'" + c.variant + "' reads fp32 inputs only (dtype is \"" +
-                                      std::string(to_string(c.dtype)) + "\")");
+    throw DeckError(
+        w, "variant",
+        "'" + c.variant + "' reads fp32 inputs only (dtype is \"" + std::string(to_string(c.dtype)) + "\")");
   if (named != nullptr && named->fp32_fast_only && c.precision == Precision::exact)
     throw DeckError(w, "variant", "'" + c.variant + "' composes fp32 library calls; it has no precision = \"exact\"");
   if (c.reduction == Reduction::none && named != nullptr && named->id != Variant::fused)
@@ -247,8 +232,8 @@ std::vector<std::string> deck_keys() {
   return keys;
 }
 
-Config parse_config(const std::string& deck_text, const std::string& source_name,
-                    const std::string& deck_dir, const std::vector<std::string>& overrides) {
+Config parse_config(const std::string& deck_text, const std::string& source_name, const std::string& deck_dir,
+                    const std::vector<std::string>& overrides) {
   Config c;
   c.source = source_name;
   toml::table deck;
@@ -269,8 +254,7 @@ Config parse_config(const std::string& deck_text, const std::string& source_name
   for (const std::string& o : overrides) {
     const auto eq = o.find('=');
     const std::string where = "--set " + o;
-    if (eq == std::string::npos || eq == 0)
-      throw InputError(where + ": expected key=value");
+    if (eq == std::string::npos || eq == 0) throw InputError(where + ": expected key=value");
     const std::string key = o.substr(0, eq);
     const std::string value = o.substr(eq + 1);
     const Setter* set = find_key(key);
@@ -323,12 +307,9 @@ std::vector<std::pair<std::string, DeckValue>> describe(const Config& c) {
   using S = std::string;
   using I = std::int64_t;
   std::vector<std::pair<std::string, DeckValue>> d = {
-      {"tokens", I(c.tokens)},
-      {"vocab", I(c.vocab)},
-      {"backend", S(c.backend)},
-      {"reduction", S(to_string(c.reduction))},
-      {"log_target", c.log_target},
-      {"input", S(to_string(c.input))},
+      {"tokens", I(c.tokens)},      {"vocab", I(c.vocab)},
+      {"backend", S(c.backend)},    {"reduction", S(to_string(c.reduction))},
+      {"log_target", c.log_target}, {"input", S(to_string(c.input))},
   };
   if (c.input == InputKind::npy) {
     d.emplace_back("log_probs", S(c.log_probs));

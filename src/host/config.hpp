@@ -28,11 +28,11 @@ struct Config {
   InputKind input = InputKind::generate;
   std::string log_probs;  // .npy paths, resolved against the deck's folder
   std::string targets;
-  std::string output;  // .npy path for the `none` reduction's term matrix (optional)
-  bool gradient = false;   // also compute d(loss)/d(lp), in the same pass as the loss
+  std::string output;       // .npy path for the `none` reduction's term matrix (optional)
+  bool gradient = false;    // also compute d(loss)/d(lp), in the same pass as the loss
   std::string grad_output;  // .npy path for the gradient (tokens x vocab fp32, optional)
-  bool overwrite = false;  // replace an existing output file
-  bool validate = false;   // check that the inputs are (log-)probability rows before the run
+  bool overwrite = false;   // replace an existing output file
+  bool validate = false;    // check that the inputs are (log-)probability rows before the run
   DType dtype = DType::fp32;
   Precision precision = Precision::backend_default;
   std::uint64_t seed = 20261202;
@@ -60,8 +60,8 @@ const char* embedded_default_deck();
 // apply `overrides` ("key=value", value in TOML syntax or a bare string), validate.
 // Throws DeckError naming the file:line or --set at fault.
 Config load_config(const std::string& deck_path, const std::vector<std::string>& overrides);
-Config parse_config(const std::string& deck_text, const std::string& source_name,
-                    const std::string& deck_dir, const std::vector<std::string>& overrides);
+Config parse_config(const std::string& deck_text, const std::string& source_name, const std::string& deck_dir,
+                    const std::vector<std::string>& overrides);
 
 // Every deck key, in documentation order (used by --help and tests).
 std::vector<std::string> deck_keys();

@@ -37,8 +37,7 @@ class DeckError : public InputError {
 // A data file (.npy) that cannot be read, has the wrong format, dtype or shape.
 class DataFileError : public InputError {
  public:
-  DataFileError(const std::string& path, const std::string& what)
-      : InputError(path + ": " + what) {}
+  DataFileError(const std::string& path, const std::string& what) : InputError(path + ": " + what) {}
 };
 
 // A backend or variant that exists in klmini but was not compiled into this build.

@@ -15,10 +15,10 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool h
   const double matrix = double(rows) * double(c.vocab) * sizeof(float);  // an fp32 matrix
   const double input = double(rows) * double(c.vocab) * double(element_bytes(c.dtype));
   MemoryNeed need;
-  need.space_bytes = 2.0 * input;                               // lp and t
+  need.space_bytes = 2.0 * input;                                                            // lp and t
   if (!host_memory && times_with_kernel_timer(ranks)) need.space_bytes += kTimerFlushBytes;  // the timer's L2 flush
-  if (c.reduction == Reduction::none) need.space_bytes += matrix;  // the term matrix
-  if (c.gradient) need.space_bytes += matrix;                  // d(loss)/d(lp)
+  if (c.reduction == Reduction::none) need.space_bytes += matrix;                            // the term matrix
+  if (c.gradient) need.space_bytes += matrix;                                                // d(loss)/d(lp)
   if (c.log_target) {  // work arrays of the variants that need them (kokkos_kernels' exp(t))
     int work = 0;
     for (const Variant v : timed) work = std::max(work, info(v).log_target_work_matrices);
@@ -29,10 +29,10 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool h
   if (!host_memory) {
     if (c.verify == VerifyMode::full && c.dtype != DType::fp32) need.host_bytes += input;  // staged for conversion
     if (c.reduction == Reduction::none && (c.verify == VerifyMode::full || !c.output.empty()))
-      need.host_bytes += matrix;                                // the matrix, checked or written
+      need.host_bytes += matrix;                                    // the matrix, checked or written
     if (c.input == InputKind::npy) need.host_bytes += 2.0 * input;  // staging of the files
     if (c.gradient && (c.verify == VerifyMode::full || !c.grad_output.empty()))
-      need.host_bytes += matrix;                                // the gradient, checked or written
+      need.host_bytes += matrix;  // the gradient, checked or written
   }
   return need;
 }
@@ -54,8 +54,8 @@ std::string gib(double bytes) {
 }
 }  // namespace
 
-void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name,
-                  std::int64_t space_available, std::int64_t host_available, const Config& c) {
+void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name, std::int64_t space_available,
+                  std::int64_t host_available, const Config& c) {
   const std::string shape = "tokens x vocab = " + std::to_string(c.tokens) + " x " + std::to_string(c.vocab);
   if (host_memory) {
     const double total = need.space_bytes + need.host_bytes;

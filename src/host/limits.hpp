@@ -27,8 +27,8 @@ std::int64_t host_available_bytes();
 
 // Throws DoesNotFit when `need` exceeds what is available (a negative availability is unknown
 // and not checked). `space_name` and `space_available` describe the execution space's memory.
-void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name,
-                  std::int64_t space_available, std::int64_t host_available, const Config& c);
+void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name, std::int64_t space_available,
+                  std::int64_t host_available, const Config& c);
 
 // An output file that exists is an error unless the deck says overwrite = true.
 void check_output(const Config& c);

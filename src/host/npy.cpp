@@ -95,8 +95,14 @@ class DictParser {
   }
   bool boolean() {
     skip_ws();
-    if (s_.compare(pos_, 4, "True") == 0) { pos_ += 4; return true; }
-    if (s_.compare(pos_, 5, "False") == 0) { pos_ += 5; return false; }
+    if (s_.compare(pos_, 4, "True") == 0) {
+      pos_ += 4;
+      return true;
+    }
+    if (s_.compare(pos_, 5, "False") == 0) {
+      pos_ += 5;
+      return false;
+    }
     fail("expected True or False");
   }
   std::vector<std::int64_t> tuple() {
@@ -114,8 +120,11 @@ class DictParser {
       if (peek() == 'L') ++pos_;  // written by Python 2's numpy
       dims.push_back(v);
       skip_ws();
-      if (peek() == ',') { ++pos_; skip_ws(); }
-      else if (peek() != ')') fail("expected ',' or ')' in 'shape'");
+      if (peek() == ',') {
+        ++pos_;
+        skip_ws();
+      } else if (peek() != ')')
+        fail("expected ',' or ')' in 'shape'");
     }
     ++pos_;
     return dims;
@@ -154,12 +163,12 @@ NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_
     if (size < 12) throw DataFileError(path, "truncated .npy header");
     header_len = byte(8) | (byte(9) << 8) | (byte(10) << 16) | (byte(11) << 24);
   } else {
-    throw DataFileError(path, "unsupported .npy format version " + std::to_string(major) + "." +
-                                  std::to_string(minor) + " (1.0, 2.0 and 3.0 are read)");
+    throw DataFileError(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                                  " (1.0, 2.0 and 3.0 are read)");
   }
   if (prefix_len + header_len > file_size || prefix_len + header_len > std::int64_t(size))
-    throw DataFileError(path, "truncated .npy header (header length " + std::to_string(header_len) +
-                                  " runs past the end of the file)");
+    throw DataFileError(
+        path, "truncated .npy header (header length " + std::to_string(header_len) + " runs past the end of the file)");
   std::string dict(bytes + prefix_len, static_cast<std::size_t>(header_len));
   if (dict.empty() || dict.back() != '\n')
     throw DataFileError(path, "malformed .npy header: it does not end in a newline");
@@ -170,10 +179,16 @@ NpyHeader check_npy_bytes(const std::string& path, const char* bytes, std::size_
   if (h.descr != descr) {
     const bool known = h.descr == "<f4" || h.descr == "<f2" || h.descr == "<u2";
     std::string hint;
-    if (known) hint = " (set the deck's dtype to \"" + std::string(h.descr == "<f4" ? "fp32" : h.descr == "<f2" ? "fp16" : "bf16") +
-                      "\" to read this file" + (h.descr == "<u2" ? " as raw bf16 bits" : "") + ")";
-    else if (h.descr == ">f4" || h.descr == ">f2" || h.descr == ">u2") hint = " (big-endian; convert with arr.astype(arr.dtype.newbyteorder('<')))";
-    else if (h.descr == "<f8") hint = " (fp64; convert with arr.astype(np.float32))";
+    if (known)
+      hint = " (set the deck's dtype to \"" +
+             std::string(h.descr == "<f4"   ? "fp32"
+                         : h.descr == "<f2" ? "fp16"
+                                            : "bf16") +
+             "\" to read this file" + (h.descr == "<u2" ? " as raw bf16 bits" : "") + ")";
+    else if (h.descr == ">f4" || h.descr == ">f2" || h.descr == ">u2")
+      hint = " (big-endian; convert with arr.astype(arr.dtype.newbyteorder('<')))";
+    else if (h.descr == "<f8")
+      hint = " (fp64; convert with arr.astype(np.float32))";
     const char* wanted = descr == "<f4" ? "fp32 '<f4'" : descr == "<f2" ? "fp16 '<f2'" : "bf16 bits '<u2'";
     throw DataFileError(path, "dtype '" + h.descr + "' is not what the deck's dtype reads (" + wanted + ")" + hint);
   }
@@ -230,8 +245,8 @@ void read_npy_rows(const std::string& path, const NpyHeader& header, std::int64_
   in.seekg(header.data_offset + row_begin * cols * item);
   const std::int64_t bytes = row_count * cols * item;
   if (!in.read(reinterpret_cast<char*>(dest), bytes))
-    throw DataFileError(path, "read failed after " + std::to_string(in.gcount()) + " of " +
-                                  std::to_string(bytes) + " bytes");
+    throw DataFileError(path,
+                        "read failed after " + std::to_string(in.gcount()) + " of " + std::to_string(bytes) + " bytes");
 }
 
 namespace {
@@ -275,8 +290,8 @@ void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols
   if (ec) throw DataFileError(path, "cannot rename " + tmp + " into place: " + ec.message());
 }
 
-void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std::int64_t vocab,
-                              std::int64_t row_begin, std::int64_t rows, const float* data, const Comm& comm) {
+void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std::int64_t vocab, std::int64_t row_begin,
+                              std::int64_t rows, const float* data, const Comm& comm) {
   const std::string tmp = path + ".tmp";
   const std::string header = npy_header(tokens, vocab);
   bool ok = true;
@@ -310,7 +325,8 @@ void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std:
     ok = !ec;
     if (!ok) why = ec.message();
   }
-  if (!comm.all(ok)) throw DataFileError(path, "cannot rename " + tmp + " into place" + (why.empty() ? "" : ": " + why));
+  if (!comm.all(ok))
+    throw DataFileError(path, "cannot rename " + tmp + " into place" + (why.empty() ? "" : ": " + why));
 }
 
 }  // namespace klmini

@@ -11,7 +11,7 @@
 namespace klmini {
 
 struct NpyHeader {
-  std::string descr;                // e.g. "<f4"
+  std::string descr;  // e.g. "<f4"
   bool fortran_order = false;
   std::vector<std::int64_t> shape;  // e.g. {16384, 4096}
   std::int64_t data_offset = 0;     // bytes before the first element
@@ -42,8 +42,8 @@ void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols
 // [row_begin, row_begin + rows) of the tokens x vocab matrix. Collective; the temporary file is
 // renamed into place once every rank has written its rows.
 class Comm;
-void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std::int64_t vocab,
-                              std::int64_t row_begin, std::int64_t rows, const float* data, const Comm& comm);
+void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std::int64_t vocab, std::int64_t row_begin,
+                              std::int64_t rows, const float* data, const Comm& comm);
 
 // Parse a header dictionary (exposed for tests): {'descr': '<f4', 'fortran_order': False,
 // 'shape': (2, 3), }. Throws DataFileError(path, ...) on anything else.

@@ -22,38 +22,38 @@ TimingStats summarize(std::vector<double> times_s);
 struct VariantResult {
   std::string variant;
   TimingStats time;
-  double bytes = 0.0;               // bytes that must cross memory once per run
-  double GBps = 0.0;                // bytes / median time
+  double bytes = 0.0;                // bytes that must cross memory once per run
+  double GBps = 0.0;                 // bytes / median time
   double fraction_of_ceiling = 0.0;  // of the ceiling named below
-  Ceiling ceiling = Ceiling::read;  // the probe its rate is divided by (host/variants.hpp)
-  double sum = 0.0;                 // unscaled fp64 sum of terms (this rank's)
-  double loss = 0.0;                // scaled by the reduction
-  bool reproducible = true;         // every timed repeat gave the bitwise same sum
-  std::vector<double> rank_GBps;    // each rank's own bytes / its own median time (rank 0's view)
+  Ceiling ceiling = Ceiling::read;   // the probe its rate is divided by (host/variants.hpp)
+  double sum = 0.0;                  // unscaled fp64 sum of terms (this rank's)
+  double loss = 0.0;                 // scaled by the reduction
+  bool reproducible = true;          // every timed repeat gave the bitwise same sum
+  std::vector<double> rank_GBps;     // each rank's own bytes / its own median time (rank 0's view)
   Verification verification;
 };
 
 struct Record {
   Config config;
-  std::string backend;             // resolved ("openmp", ...)
-  std::string execution_space;     // Kokkos's name for it
-  int concurrency = 0;             // threads (host) or concurrent threads (device), per rank
-  int ranks = 1;                   // MPI ranks, each with its share of the tokens
+  std::string backend;          // resolved ("openmp", ...)
+  std::string execution_space;  // Kokkos's name for it
+  int concurrency = 0;          // threads (host) or concurrent threads (device), per rank
+  int ranks = 1;                // MPI ranks, each with its share of the tokens
   std::string kokkos_version;
-  std::string kokkos_backends;     // enabled in the Kokkos build
+  std::string kokkos_backends;         // enabled in the Kokkos build
   std::string kokkos_kernels_version;  // "" when the build has no Kokkos Kernels
-  double input_bytes = 0.0;        // 2 * tokens * vocab * sizeof(float)
-  double setup_s = 0.0;            // allocation + generation or file reading
-  double reference_s = 0.0;        // fp64 host reference
-  TimingStats ceiling;             // the read-bandwidth probe over the same bytes
+  double input_bytes = 0.0;            // 2 * tokens * vocab * sizeof(float)
+  double setup_s = 0.0;                // allocation + generation or file reading
+  double reference_s = 0.0;            // fp64 host reference
+  TimingStats ceiling;                 // the read-bandwidth probe over the same bytes
   double ceiling_GBps = 0.0;
-  TimingStats copy_ceiling;        // read both, write one fp32 matrix (only when a kernel writes one)
+  TimingStats copy_ceiling;  // read both, write one fp32 matrix (only when a kernel writes one)
   double copy_ceiling_GBps = 0.0;
   std::vector<VariantResult> results;
   std::vector<LeftOutVariant> left_out;  // variant = "all": the loss variants not run
-  double loss = 0.0;               // the product variant's (first in results)
-  std::string output_written;      // path of the `none` matrix, if written
-  std::string grad_written;        // path of the gradient, if written
+  double loss = 0.0;                     // the product variant's (first in results)
+  std::string output_written;            // path of the `none` matrix, if written
+  std::string grad_written;              // path of the gradient, if written
   bool verification_failed() const;
   double worst_relative_error() const;
 };

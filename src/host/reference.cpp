@@ -8,8 +8,8 @@
 
 namespace klmini {
 
-std::vector<RowTotals> reference_rows(const float* lp, const float* t, std::int64_t rows,
-                                      std::int64_t vocab, bool log_target) {
+std::vector<RowTotals> reference_rows(const float* lp, const float* t, std::int64_t rows, std::int64_t vocab,
+                                      bool log_target) {
   std::vector<RowTotals> out(static_cast<std::size_t>(rows));
 #pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < rows; ++r) {

@@ -13,8 +13,8 @@ struct RowTotals {
 };
 
 // fp64 totals of each row of a rows x vocab pair of matrices (row-major).
-std::vector<RowTotals> reference_rows(const float* lp, const float* t, std::int64_t rows,
-                                      std::int64_t vocab, bool log_target);
+std::vector<RowTotals> reference_rows(const float* lp, const float* t, std::int64_t rows, std::int64_t vocab,
+                                      bool log_target);
 
 // Seeded choice of `count` distinct rows out of `tokens`, sorted (all rows if count >= tokens).
 std::vector<std::int64_t> sample_rows(std::int64_t tokens, std::int64_t count, std::uint64_t seed);

@@ -79,7 +79,10 @@ namespace {
 std::string human_bytes(double b) {
   const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
-  while (b >= 1024.0 && u < 4) { b /= 1024.0; ++u; }
+  while (b >= 1024.0 && u < 4) {
+    b /= 1024.0;
+    ++u;
+  }
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f %s", b, unit[u]);
   return buf;
@@ -87,9 +90,12 @@ std::string human_bytes(double b) {
 
 std::string seconds(double s) {
   char buf[32];
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
-  else if (s < 1.0) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3f s", s);
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  else if (s < 1.0)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
   return buf;
 }
 
@@ -110,11 +116,13 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  precision       " << to_string(c.precision)
      << (c.precision == Precision::exact ? " (terms and log in fp64)" : " (fp32 terms, fp64 sums)") << "\n"
      << "  input           " << to_string(c.input);
-  if (c.input == InputKind::generate) os << " (seed " << c.seed << ")";
-  else os << " (" << c.log_probs << ", " << c.targets << ")";
+  if (c.input == InputKind::generate)
+    os << " (seed " << c.seed << ")";
+  else
+    os << " (" << c.log_probs << ", " << c.targets << ")";
   os << "\n"
-     << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency "
-     << r.concurrency << ")\n"
+     << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
+     << ")\n"
      << "  ranks           " << r.ranks
      << (r.ranks > 1 ? " (MPI; tokens split across ranks, fp64 partial sums combined by MPI_Allreduce)" : "") << "\n"
      << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
@@ -129,8 +137,8 @@ void print_summary(const Record& r, std::ostream& os) {
 void print_results(const Record& r, std::ostream& os) {
   char line[256];
   os << "Results (setup " << seconds(r.setup_s) << ", reference " << seconds(r.reference_s) << ")\n";
-  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %13s  %s\n", "variant", "median", "min", "max",
-                "GB/s", "of ceiling", "verification");
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %13s  %s\n", "variant", "median", "min", "max", "GB/s",
+                "of ceiling", "verification");
   os << line;
   auto ceiling_row = [&](const char* name, const TimingStats& t, double GBps) {
     std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %13s  %s\n", name, seconds(t.median_s).c_str(),
@@ -154,8 +162,7 @@ void print_results(const Record& r, std::ostream& os) {
     os << line;
   }
   for (const auto& v : r.results)
-    if (v.verification.mode != VerifyMode::off)
-      os << "  " << v.variant << ": " << v.verification.detail << "\n";
+    if (v.verification.mode != VerifyMode::off) os << "  " << v.variant << ": " << v.verification.detail << "\n";
   auto uncovered_note = [&](const std::string& name, const TimingStats& t) {
     if (t.uncovered > 0)
       os << "  note: " << name << ": " << t.uncovered << " of " << r.config.repeats
@@ -165,7 +172,8 @@ void print_results(const Record& r, std::ostream& os) {
   uncovered_note("ceiling_copy", r.copy_ceiling);
   for (const auto& v : r.results) uncovered_note(v.variant, v.time);
   if (const auto ratio = one_pass_over_two_passes(r)) {
-    std::snprintf(line, sizeof line, "  fused_grad / (fused + grad_only) = %.3f (one pass against a loss pass plus a gradient pass)\n",
+    std::snprintf(line, sizeof line,
+                  "  fused_grad / (fused + grad_only) = %.3f (one pass against a loss pass plus a gradient pass)\n",
                   *ratio);
     os << line;
   }
@@ -181,13 +189,14 @@ void print_results(const Record& r, std::ostream& os) {
     std::snprintf(agg, sizeof agg, "; aggregate %.1f GB/s\n", p0.GBps);
     os << agg;
   }
-  if (!r.output_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
-                                    << " term matrix to " << r.output_written << "\n";
-  if (!r.grad_written.empty()) os << "  wrote the " << r.config.tokens << " x " << r.config.vocab
-                                  << " gradient d(loss)/d(lp) to " << r.grad_written << "\n";
+  if (!r.output_written.empty())
+    os << "  wrote the " << r.config.tokens << " x " << r.config.vocab << " term matrix to " << r.output_written
+       << "\n";
+  if (!r.grad_written.empty())
+    os << "  wrote the " << r.config.tokens << " x " << r.config.vocab << " gradient d(loss)/d(lp) to "
+       << r.grad_written << "\n";
   const VariantResult* p = product(r);
-  if (r.config.reduction == Reduction::none)
-    os << "(reduction none: the loss below is the sum of the term matrix)\n";
+  if (r.config.reduction == Reduction::none) os << "(reduction none: the loss below is the sum of the term matrix)\n";
   os << "loss: " << format_loss(r.loss) << "\n";
   if (p) {
     std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling)\n", p->GBps,
@@ -198,8 +207,7 @@ void print_results(const Record& r, std::ostream& os) {
     os << "Verification: OFF\n";
   } else {
     std::snprintf(line, sizeof line, "Verification: %s (relative error %.3e, %s)\n",
-                  r.verification_failed() ? "FAILED" : "PASSED", r.worst_relative_error(),
-                  to_string(r.config.verify));
+                  r.verification_failed() ? "FAILED" : "PASSED", r.worst_relative_error(), to_string(r.config.verify));
     os << line;
   }
 }
@@ -251,13 +259,19 @@ void write_json(const Record& r, const std::string& path) {
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"ceiling_GBps", r.ceiling_GBps},
-      {"ceiling", {{"median_s", r.ceiling.median_s}, {"min_s", r.ceiling.min_s}, {"max_s", r.ceiling.max_s},
-                   {"uncovered_launches", r.ceiling.uncovered}, {"bytes", r.input_bytes}}},
-      {"copy_ceiling", r.copy_ceiling.median_s > 0.0
-                           ? nlohmann::json{{"median_s", r.copy_ceiling.median_s}, {"min_s", r.copy_ceiling.min_s},
-                                            {"max_s", r.copy_ceiling.max_s}, {"GBps", r.copy_ceiling_GBps}}
-                           : nlohmann::json()},
-      {"one_pass_over_two_passes", one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
+      {"ceiling",
+       {{"median_s", r.ceiling.median_s},
+        {"min_s", r.ceiling.min_s},
+        {"max_s", r.ceiling.max_s},
+        {"uncovered_launches", r.ceiling.uncovered},
+        {"bytes", r.input_bytes}}},
+      {"copy_ceiling", r.copy_ceiling.median_s > 0.0 ? nlohmann::json{{"median_s", r.copy_ceiling.median_s},
+                                                                      {"min_s", r.copy_ceiling.min_s},
+                                                                      {"max_s", r.copy_ceiling.max_s},
+                                                                      {"GBps", r.copy_ceiling_GBps}}
+                                                     : nlohmann::json()},
+      {"one_pass_over_two_passes",
+       one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
       {"results", results},
       {"left_out", left_out},
       {"verification",
@@ -275,7 +289,8 @@ void write_json(const Record& r, const std::string& path) {
         {"build_type", p.build_type},
         {"kokkos_version", r.kokkos_version},
         {"kokkos_backends", r.kokkos_backends},
-        {"kokkos_kernels_version", r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
+        {"kokkos_kernels_version",
+         r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
         {"execution_space", r.execution_space},
         {"concurrency", r.concurrency},
         {"ranks", r.ranks},
@@ -291,8 +306,10 @@ void write_json(const Record& r, const std::string& path) {
 
 void append_csv(const Record& r, const std::string& path) {
   static const char* header =
-      "schema_version,date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,ranks,tokens,vocab,dtype,precision,"
-      "reduction,log_target,input,variant,median_s,min_s,max_s,bytes,GBps,ceiling,ceiling_GBps,fraction_of_ceiling,loss,"
+      "schema_version,date,host,klmini_version,git_hash,kokkos_version,backend,concurrency,ranks,tokens,vocab,dtype,"
+      "precision,"
+      "reduction,log_target,input,variant,median_s,min_s,max_s,bytes,GBps,ceiling,ceiling_GBps,fraction_of_ceiling,"
+      "loss,"
       "verification,relative_error";
   std::error_code ec;
   const bool fresh = !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
@@ -300,8 +317,7 @@ void append_csv(const Record& r, const std::string& path) {
     std::ifstream in(path);
     std::string first;
     std::getline(in, first);
-    if (first != header)
-      throw DataFileError(path, "existing CSV has a different header; write to a new file");
+    if (first != header) throw DataFileError(path, "existing CSV has a different header; write to a new file");
   }
   errno = 0;
   std::ofstream out(path, std::ios::app);
@@ -311,14 +327,15 @@ void append_csv(const Record& r, const std::string& path) {
   const Config& c = r.config;
   for (const auto& v : r.results) {
     const char* check = v.verification.mode == VerifyMode::off ? "off" : v.verification.passed ? "passed" : "failed";
-    out << kResultsSchemaVersion << "," << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << "," << r.kokkos_version << ","
-        << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << "," << c.vocab << "," << to_string(c.dtype) << ","
-        << to_string(c.precision) << ","
-        << to_string(c.reduction) << "," << (c.log_target ? "true" : "false") << "," << to_string(c.input) << ","
-        << v.variant << "," << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << ","
-        << v.time.max_s << "," << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << ","
-        << to_string(v.ceiling) << "," << (v.ceiling == Ceiling::copy ? r.copy_ceiling_GBps : r.ceiling_GBps) << "," << v.fraction_of_ceiling << "," << format_loss(v.loss) << "," << check << ","
-        << std::setprecision(3) << v.verification.relative_error << "\n";
+    out << kResultsSchemaVersion << "," << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << ","
+        << r.kokkos_version << "," << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << ","
+        << c.vocab << "," << to_string(c.dtype) << "," << to_string(c.precision) << "," << to_string(c.reduction) << ","
+        << (c.log_target ? "true" : "false") << "," << to_string(c.input) << "," << v.variant << ","
+        << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << "," << v.time.max_s << ","
+        << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << "," << to_string(v.ceiling)
+        << "," << (v.ceiling == Ceiling::copy ? r.copy_ceiling_GBps : r.ceiling_GBps) << "," << v.fraction_of_ceiling
+        << "," << format_loss(v.loss) << "," << check << "," << std::setprecision(3) << v.verification.relative_error
+        << "\n";
   }
   out.flush();
   if (!out) throw DataFileError(path, "write failed: " + os_error());

@@ -19,7 +19,7 @@ void print_summary(const Record& r, std::ostream& os);  // input summary, before
 void print_results(const Record& r, std::ostream& os);  // table, loss, FOM, verification
 // fused_grad's median over the sum of fused's and grad_only's (gradient = true), if all ran.
 std::optional<double> one_pass_over_two_passes(const Record& r);
-std::string format_loss(double loss);                   // 17 significant digits; nan, inf, -inf
+std::string format_loss(double loss);  // 17 significant digits; nan, inf, -inf
 
 // The layout of the JSON object and the CSV rows (docs/RESULTS.md): written into both as
 // `schema_version`, and raised whenever a field is renamed, removed or changes meaning.

@@ -37,8 +37,7 @@ std::vector<Variant> timed_variants(const Config& c) {
     out.push_back(Variant::terms);
   } else if (c.variant != "all") {
     const VariantInfo* named = find_variant(c.variant);
-    if (named == nullptr || named->computes != Computes::loss)
-      throw InputError("unknown variant '" + c.variant + "'");
+    if (named == nullptr || named->computes != Computes::loss) throw InputError("unknown variant '" + c.variant + "'");
     if (!compiled_in(named->id))
       throw NotCompiledIn("variant '" + c.variant + "' is not compiled into this build (it needs Kokkos Kernels)");
     out.push_back(named->id);

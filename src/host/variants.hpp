@@ -37,25 +37,25 @@ struct VariantInfo {
   int matrices_written;  // fp32 matrices written once per run
   Ceiling ceiling;
   bool needs_kokkos_kernels;
-  bool fp32_fast_only;  // composed from fp32 library calls: no 16-bit inputs, no exact terms
+  bool fp32_fast_only;           // composed from fp32 library calls: no 16-bit inputs, no exact terms
   int log_target_work_matrices;  // fp32 work arrays it allocates when log_target = true
 };
 
 inline constexpr std::array<VariantInfo, 6> kVariants = {{
     {Variant::fused, "fused", Computes::loss,
-     "the product: one pass over both inputs, one parallel_reduce, fp32 terms summed in fp64", 2, 0,
-     Ceiling::read, false, false, 0},
-    {Variant::flat, "flat", Computes::loss, "a RangePolicy over single elements: the baseline", 2, 0,
-     Ceiling::read, false, false, 0},
+     "the product: one pass over both inputs, one parallel_reduce, fp32 terms summed in fp64", 2, 0, Ceiling::read,
+     false, false, 0},
+    {Variant::flat, "flat", Computes::loss, "a RangePolicy over single elements: the baseline", 2, 0, Ceiling::read,
+     false, false, 0},
     {Variant::kokkos_kernels, "kokkos_kernels", Computes::loss,
      "KokkosBlas::dot for the cross term plus a reduce for the entropy term", 2, 0, Ceiling::read, true, true, 1},
-    {Variant::terms, "terms", Computes::terms_matrix,
-     "reduction = \"none\": writes the term matrix while it sums it", 2, 1, Ceiling::copy, false, false, 0},
+    {Variant::terms, "terms", Computes::terms_matrix, "reduction = \"none\": writes the term matrix while it sums it",
+     2, 1, Ceiling::copy, false, false, 0},
     {Variant::fused_grad, "fused_grad", Computes::loss_and_gradient,
      "gradient = true: the loss and d(loss)/d(lp) in one pass", 2, 1, Ceiling::copy, false, false, 0},
     {Variant::grad_only, "grad_only", Computes::gradient,
-     "gradient = true: the gradient alone (the second pass of a two-pass alternative)", 1, 1, Ceiling::copy,
-     false, false, 0},
+     "gradient = true: the gradient alone (the second pass of a two-pass alternative)", 1, 1, Ceiling::copy, false,
+     false, 0},
 }};
 
 constexpr const VariantInfo& info(Variant v) {

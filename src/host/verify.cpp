@@ -61,7 +61,8 @@ Verification compare_scalar(double got, double expected, double bound) {
     v.passed = *special;
     v.relative_error = v.passed ? 0.0 : std::numeric_limits<double>::infinity();
     if (std::isnan(expected) || std::isnan(got))
-      v.detail = v.passed ? "NaN, as the reference" : (std::isnan(got) ? "NaN, reference is finite" : "reference is NaN");
+      v.detail =
+          v.passed ? "NaN, as the reference" : (std::isnan(got) ? "NaN, reference is finite" : "reference is NaN");
     else
       v.detail = v.passed ? "infinite, as the reference" : "infinity does not match the reference";
     return v;
@@ -90,9 +91,9 @@ ReferenceSummary summarize(const std::vector<RowTotals>& rows) {
 }
 
 Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale, double tolerance) {
-  Verification v = compare_scalar(got_sum * scale, ref.sum * scale,
-                                  tolerance * ref.magnitude * std::fabs(scale) +
-                                      std::numeric_limits<double>::denorm_min());
+  Verification v =
+      compare_scalar(got_sum * scale, ref.sum * scale,
+                     tolerance * ref.magnitude * std::fabs(scale) + std::numeric_limits<double>::denorm_min());
   v.mode = VerifyMode::full;
   v.rows_checked = static_cast<std::int64_t>(ref.rows);
   return v;
@@ -157,25 +158,26 @@ Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::
   const double rounding = tolerance * sample.magnitude / n * N;
   const std::int64_t dof = static_cast<std::int64_t>(n) - 1;
   const double critical = sample_critical_value(dof);
-  Verification v = compare_scalar(got_sum * scale, N * mean * scale,
-                                  (critical * std_error + rounding) * std::fabs(scale) +
-                                      std::numeric_limits<double>::denorm_min());
+  Verification v =
+      compare_scalar(got_sum * scale, N * mean * scale,
+                     (critical * std_error + rounding) * std::fabs(scale) + std::numeric_limits<double>::denorm_min());
   v.mode = VerifyMode::sample;
   v.rows_checked = static_cast<std::int64_t>(n);
-  v.detail += format_line(" (estimate from %lld sampled rows: %.2f standard errors, t's %.0f-sigma quantile for "
-                          "%lld degrees of freedom, = %.3e)",
-                          static_cast<long long>(n), critical, kSampleSigmas, static_cast<long long>(dof),
-                          critical * std_error * std::fabs(scale));
+  v.detail += format_line(
+      " (estimate from %lld sampled rows: %.2f standard errors, t's %.0f-sigma quantile for "
+      "%lld degrees of freedom, = %.3e)",
+      static_cast<long long>(n), critical, kSampleSigmas, static_cast<long long>(dof),
+      critical * std_error * std::fabs(scale));
   return v;
 }
 
-Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
-                           double scale, double tolerance) {
+Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens, double scale,
+                           double tolerance) {
   return verify_sample(got_sum, summarize(rows), tokens, scale, tolerance);
 }
 
-Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,
-                          std::int64_t vocab, bool log_target) {
+Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows, std::int64_t vocab,
+                          bool log_target) {
   ElementCheck check;
   for (std::int64_t i = 0; i < rows * vocab; ++i) {
     const double ti = t[i], lpi = lp[i];
@@ -193,8 +195,8 @@ Verification verify_terms(const float* out, const float* lp, const float* t, std
   return v;
 }
 
-Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab,
-                             bool log_target, double g) {
+Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab, bool log_target,
+                             double g) {
   ElementCheck check;
   for (std::int64_t i = 0; i < rows * vocab; ++i) {
     const double ref = kl_grad(double(t[i]), g, log_target);

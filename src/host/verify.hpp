@@ -47,7 +47,7 @@ struct Verification {
   double relative_error = 0.0;  // |got - expected| / |expected| (absolute when expected == 0)
   double tolerance = 0.0;       // the bound on |got - expected| that was applied (scaled)
   std::int64_t rows_checked = 0;
-  std::string detail;           // one line for the report
+  std::string detail;  // one line for the report
 };
 
 // Compare a scaled result `got` with the scaled reference `expected`, given the bound.
@@ -61,8 +61,7 @@ ReferenceSummary summarize(const std::vector<RowTotals>& rows);
 
 // Full: every row of the reference. `scale` is the reduction's.
 // `tolerance` is the per-term tolerance of the kernel's precision (sum_tolerance).
-Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale,
-                         double tolerance = kTermTolerance);
+Verification verify_full(double got_sum, const ReferenceSummary& ref, double scale, double tolerance = kTermTolerance);
 Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, double scale,
                          double tolerance = kTermTolerance);
 
@@ -71,17 +70,17 @@ Verification verify_full(double got_sum, const std::vector<RowTotals>& rows, dou
 // rounding. Fewer than 2 rows cannot estimate a spread: that fails, saying so.
 Verification verify_sample(double got_sum, const ReferenceSummary& sample, std::int64_t tokens, double scale,
                            double tolerance = kTermTolerance);
-Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens,
-                           double scale, double tolerance = kTermTolerance);
+Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, std::int64_t tokens, double scale,
+                           double tolerance = kTermTolerance);
 
 // The `none` matrix: every element of the given rows against its fp64 term, each within
 // kTermTolerance of its own magnitude. `out`, `lp`, `t` hold rows.size() rows of `vocab`.
-Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows,
-                          std::int64_t vocab, bool log_target);
+Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows, std::int64_t vocab,
+                          bool log_target);
 
 // The gradient: every element of the given rows against kl_grad in fp64 with the same g;
 // each within kTermTolerance of its own magnitude. `grad`, `t` hold rows.size() rows.
-Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab,
-                             bool log_target, double g);
+Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab, bool log_target,
+                             double g);
 
 }  // namespace klmini

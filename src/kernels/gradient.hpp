@@ -36,16 +36,20 @@ void loss_and_gradient(const Problem<Space, T>& p, const typename Problem<Space,
                        const Result<Space>& sum) {
   with_term_op(p, [&](const auto& op) {
     using TermOp = std::decay_t<decltype(op)>;
-    if (p.log_target) run_writing_kernel("klmini::fused_grad", p, grad, sum, LossAndGradientOp<TermOp, true>{op, g});
-    else run_writing_kernel("klmini::fused_grad", p, grad, sum, LossAndGradientOp<TermOp, false>{op, g});
+    if (p.log_target)
+      run_writing_kernel("klmini::fused_grad", p, grad, sum, LossAndGradientOp<TermOp, true>{op, g});
+    else
+      run_writing_kernel("klmini::fused_grad", p, grad, sum, LossAndGradientOp<TermOp, false>{op, g});
   });
 }
 
 template <class Space, class T>
 void gradient_only(const Problem<Space, T>& p, const typename Problem<Space, T>::OutMatrix& grad, float g,
                    const Result<Space>& sum) {
-  if (p.log_target) run_writing_kernel("klmini::grad_only", p, grad, sum, GradientOnlyOp<true>{g});
-  else run_writing_kernel("klmini::grad_only", p, grad, sum, GradientOnlyOp<false>{g});
+  if (p.log_target)
+    run_writing_kernel("klmini::grad_only", p, grad, sum, GradientOnlyOp<true>{g});
+  else
+    run_writing_kernel("klmini::grad_only", p, grad, sum, GradientOnlyOp<false>{g});
 }
 
 }  // namespace klmini::variants

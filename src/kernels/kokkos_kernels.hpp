@@ -41,13 +41,14 @@ void kokkos_kernels(const Problem<Space, float>& p, const Result<Space>& out) {
     Kokkos::View<float*, typename Space::memory_space> weights(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::kokkos_kernels::exp_t"), p.elements());
     const Flat t = p.t_flat();
-    Kokkos::parallel_for("klmini::kokkos_kernels::exp_t", policy,
-                         KOKKOS_LAMBDA(const std::int64_t i) { weights(i) = math::exp(t(i)); });
+    Kokkos::parallel_for(
+        "klmini::kokkos_kernels::exp_t", policy, KOKKOS_LAMBDA(const std::int64_t i) { weights(i) = math::exp(t(i)); });
     KokkosBlas::dot(entropy, weights, t);
     KokkosBlas::dot(cross, weights, p.lp_flat());
   }
-  Kokkos::parallel_for("klmini::kokkos_kernels::combine", Kokkos::RangePolicy<Space>(0, 1),
-                       KOKKOS_LAMBDA(const int) { out() = entropy() - cross(); });
+  Kokkos::parallel_for(
+      "klmini::kokkos_kernels::combine", Kokkos::RangePolicy<Space>(0, 1),
+      KOKKOS_LAMBDA(const int) { out() = entropy() - cross(); });
 }
 
 }  // namespace klmini::variants

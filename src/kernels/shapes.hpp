@@ -153,7 +153,8 @@ template <class Space, class Op, class = void>
 struct StagesTable : std::false_type {};
 #ifdef KOKKOS_ENABLE_CUDA
 template <class Op>
-struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>> : std::bool_constant<(Op::scratch_bytes > 0)> {};
+struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>>
+    : std::bool_constant<(Op::scratch_bytes > 0)> {};
 #endif
 
 // A persistent grid: `league` teams of `team` threads; every thread strides over the flat
@@ -169,8 +170,10 @@ struct GridStride {
   Op op;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
-    if constexpr (StagesTable<Space, Op>::value) acc += sweep(m, op.staged(m));
-    else acc += sweep(m, op);
+    if constexpr (StagesTable<Space, Op>::value)
+      acc += sweep(m, op.staged(m));
+    else
+      acc += sweep(m, op);
   }
 
   template <class AnyOp>
@@ -210,21 +213,19 @@ template <int Unroll, class Space, class T, class Op>
 void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
                    int team_size) {
   const Kokkos::TeamPolicy<Space> policy(static_cast<int>(p.tokens), team_size);
-  Kokkos::parallel_reduce(label, policy,
-                          RowTeams<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
-                                                         p.vocab / Chunk<T>::lanes, op},
-                          out);
+  Kokkos::parallel_reduce(
+      label, policy,
+      RowTeams<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
 }
 
 template <int Unroll, class... PolicyTraits, class Space, class T, class Op>
-void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
-                     int league, int team) {
+void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op, int league,
+                     int team) {
   Kokkos::TeamPolicy<Space, PolicyTraits...> policy(league, team);
   if constexpr (StagesTable<Space, Op>::value) policy.set_scratch_size(0, Kokkos::PerTeam(Op::scratch_bytes));
-  Kokkos::parallel_reduce(label, policy,
-                          GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
-                                                           p.elements() / Chunk<T>::lanes, op},
-                          out);
+  Kokkos::parallel_reduce(
+      label, policy,
+      GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.elements() / Chunk<T>::lanes, op}, out);
 }
 
 template <class Space, class T, class Op>
@@ -262,11 +263,13 @@ int device_league(int team = kDeviceTeam) {
 
 template <class Space, class T, class Op>
 void run_product_shape(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
-  if (!chunks_apply(p)) run_row_segments(label, p, out, op);
+  if (!chunks_apply(p))
+    run_row_segments(label, p, out, op);
   else if constexpr (StagesTable<Space, Op>::value)
     run_grid_stride<8 / Chunk<T>::lanes, Kokkos::LaunchBounds<kStagingTeam, 1>>(
         label, p, out, op, device_league<Space>(kStagingTeam), kStagingTeam);
-  else run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
+  else
+    run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
 }
 
 }  // namespace klmini::variants

@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "numerics/exact_log.hpp"
 #include "core/problem.hpp"
+#include "numerics/exact_log.hpp"
 #include "numerics/semantics.hpp"
 
 namespace klmini::variants {
@@ -111,11 +111,15 @@ template <class Space, class T, class F>
 void with_term_op(const Problem<Space, T>& p, F&& f) {
   if (p.exact) {
     const double* table = p.log_table.data();
-    if (p.log_target) f(KlTermExactOp<true>{table});
-    else f(KlTermExactOp<false>{table});
+    if (p.log_target)
+      f(KlTermExactOp<true>{table});
+    else
+      f(KlTermExactOp<false>{table});
   } else {
-    if (p.log_target) f(KlTermOp<true>{});
-    else f(KlTermOp<false>{});
+    if (p.log_target)
+      f(KlTermOp<true>{});
+    else
+      f(KlTermOp<false>{});
   }
 }
 

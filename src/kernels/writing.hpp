@@ -81,16 +81,17 @@ void run_writing_kernel(const char* label, const Problem<Space, T>& p, const typ
                         const Result<Space>& sum, const Op& op) {
   if (chunks_apply(p, out)) {
     Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(device_league<Space>(), kDeviceTeam),
-                            WriteGridStride<Space, kDeviceUnroll, T, Op>{
-                                as_chunks<T>(p.lp), as_chunks<T>(p.t), reinterpret_cast<Chunk<float>*>(out.data()),
-                                p.elements() / Chunk<T>::lanes, op},
+                            WriteGridStride<Space, kDeviceUnroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
+                                                                         reinterpret_cast<Chunk<float>*>(out.data()),
+                                                                         p.elements() / Chunk<T>::lanes, op},
                             sum);
   } else {
     const RowSegments seg = row_segments(p);
-    Kokkos::parallel_reduce(label, row_segment_policy(p, seg),
-                            WriteSegments<typename Problem<Space, T>::Matrix, typename Problem<Space, T>::OutMatrix, Op>{
-                                p.lp, p.t, out, seg, op},
-                            sum);
+    Kokkos::parallel_reduce(
+        label, row_segment_policy(p, seg),
+        WriteSegments<typename Problem<Space, T>::Matrix, typename Problem<Space, T>::OutMatrix, Op>{p.lp, p.t, out,
+                                                                                                     seg, op},
+        sum);
   }
 }
 

@@ -77,11 +77,17 @@ KOKKOS_INLINE_FUNCTION fp16 to_fp16(float f) {
 template <class T>
 KOKKOS_INLINE_FUNCTION T from_double(double x);
 template <>
-KOKKOS_INLINE_FUNCTION float from_double<float>(double x) { return static_cast<float>(x); }
+KOKKOS_INLINE_FUNCTION float from_double<float>(double x) {
+  return static_cast<float>(x);
+}
 template <>
-KOKKOS_INLINE_FUNCTION bf16 from_double<bf16>(double x) { return to_bf16(static_cast<float>(x)); }
+KOKKOS_INLINE_FUNCTION bf16 from_double<bf16>(double x) {
+  return to_bf16(static_cast<float>(x));
+}
 template <>
-KOKKOS_INLINE_FUNCTION fp16 from_double<fp16>(double x) { return to_fp16(static_cast<float>(x)); }
+KOKKOS_INLINE_FUNCTION fp16 from_double<fp16>(double x) {
+  return to_fp16(static_cast<float>(x));
+}
 
 // Rounding bounds of each type, for checks on values that were rounded into it: the unit
 // roundoff u (relative error of a normal number) and half the spacing of its subnormals
@@ -90,17 +96,17 @@ template <class T>
 struct RoundingBounds;
 template <>
 struct RoundingBounds<float> {
-  static constexpr double unit = 5.9604644775390625e-08;     // 2^-24
+  static constexpr double unit = 5.9604644775390625e-08;      // 2^-24
   static constexpr double subnormal = 7.006492321624085e-46;  // 2^-150
 };
 template <>
 struct RoundingBounds<bf16> {
-  static constexpr double unit = 0.00390625;                   // 2^-8
+  static constexpr double unit = 0.00390625;                  // 2^-8
   static constexpr double subnormal = 4.591774807899561e-41;  // 2^-134
 };
 template <>
 struct RoundingBounds<fp16> {
-  static constexpr double unit = 0.00048828125;              // 2^-11
+  static constexpr double unit = 0.00048828125;                 // 2^-11
   static constexpr double subnormal = 2.98023223876953125e-08;  // 2^-25
 };
 
@@ -108,10 +114,16 @@ struct RoundingBounds<fp16> {
 template <class T>
 constexpr const char* npy_descr();
 template <>
-constexpr const char* npy_descr<float>() { return "<f4"; }
+constexpr const char* npy_descr<float>() {
+  return "<f4";
+}
 template <>
-constexpr const char* npy_descr<bf16>() { return "<u2"; }
+constexpr const char* npy_descr<bf16>() {
+  return "<u2";
+}
 template <>
-constexpr const char* npy_descr<fp16>() { return "<f2"; }
+constexpr const char* npy_descr<fp16>() {
+  return "<f2";
+}
 
 }  // namespace klmini

@@ -90,7 +90,7 @@ inline constexpr int kExactLogCopies = 4;
 
 // The copies' bytes, and what a team needs to place them (16 more: they start 16-byte aligned).
 template <int TableBits>
-inline constexpr int kExactLogCopiesBytes = kExactLogCopies * (16 << TableBits);
+inline constexpr int kExactLogCopiesBytes = kExactLogCopies*(16 << TableBits);
 template <int TableBits>
 inline constexpr int kExactLogScratchBytes = kExactLogCopiesBytes<TableBits> + 16;
 

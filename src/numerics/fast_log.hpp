@@ -13,7 +13,7 @@
 namespace klmini::math {
 
 KOKKOS_INLINE_FUNCTION float vector_logf(float x) {
-  constexpr float kLn2Hi = 0.693145751953125f;        // ln 2 with the low 12 bits of the significand clear
+  constexpr float kLn2Hi = 0.693145751953125f;         // ln 2 with the low 12 bits of the significand clear
   constexpr float kLn2Lo = 1.428606765330187045e-06f;  // ln 2 - kLn2Hi
   constexpr float kMinNormal = 1.17549435e-38f;
   const bool subnormal = x < kMinNormal;

@@ -29,7 +29,9 @@ KOKKOS_INLINE_FUNCTION Real kl_term_with(Log log, Real t, Real lp, bool log_targ
 
 struct KernelLog {
   template <class Real>
-  KOKKOS_INLINE_FUNCTION Real operator()(Real x) const { return math::kernel_log(x); }
+  KOKKOS_INLINE_FUNCTION Real operator()(Real x) const {
+    return math::kernel_log(x);
+  }
 };
 
 template <class Real>

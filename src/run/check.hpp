@@ -29,8 +29,13 @@ class Checker {
  public:
   // Computes the reference of this rank's rows to check (none when verify = "off").
   Checker(const Config& c, const Problem<Space, T>& p, const RowRange& mine, const Comm& comm)
-      : c_(c), p_(p), mine_(mine), comm_(comm), scale_(reduction_scale(c.reduction, c.tokens, c.vocab)),
-        sampled_(c.verify == VerifyMode::sample && c.sample_rows < c.tokens), tolerance_(sum_tolerance(c.precision)) {
+      : c_(c),
+        p_(p),
+        mine_(mine),
+        comm_(comm),
+        scale_(reduction_scale(c.reduction, c.tokens, c.vocab)),
+        sampled_(c.verify == VerifyMode::sample && c.sample_rows < c.tokens),
+        tolerance_(sum_tolerance(c.precision)) {
     if (c.verify == VerifyMode::off) return;
     // Reference rows of this rank (local indices): all of them, or those of a seeded global sample.
     if (c.verify == VerifyMode::full) rows_ = sample_rows(mine.count, mine.count, c.seed);
@@ -73,8 +78,8 @@ class Checker {
     // A non-finite loss from a sample cannot be judged: check every row.
     const std::vector<std::int64_t> all = sample_rows(mine_.count, mine_.count, c_.seed);
     const HostRows lp_all = rows_on_host(p_.lp, all), t_all = rows_on_host(p_.t, all);
-    const ReferenceSummary every = sum_over_ranks(
-        summarize(reference_rows(lp_all.data, t_all.data, mine_.count, c_.vocab, c_.log_target)), comm_);
+    const ReferenceSummary every =
+        sum_over_ranks(summarize(reference_rows(lp_all.data, t_all.data, mine_.count, c_.vocab, c_.log_target)), comm_);
     Verification check = verify_full(sum, every, scale_, tolerance_);
     check.detail += " (loss not finite: checked every row)";
     return check;
@@ -98,8 +103,8 @@ class Checker {
   // Every gradient element of the reference rows, on every rank.
   Verification check_gradient(const Outputs<Space>& out) const {
     const HostRows grad_rows = rows_on_host(out.grad, rows_);
-    Verification m = verify_gradient(grad_rows.data, t_.data, row_count(), c_.vocab, c_.log_target,
-                                     double(out.grad_scale));
+    Verification m =
+        verify_gradient(grad_rows.data, t_.data, row_count(), c_.vocab, c_.log_target, double(out.grad_scale));
     m.passed = comm_.all(m.passed);
     if (!m.passed) m.detail = "gradient elements outside their bound on some rank (" + m.detail + ")";
     return m;

@@ -22,8 +22,7 @@ struct HostRows {
 template <class Matrix>
 HostRows rows_on_host(const Matrix& m, const std::vector<std::int64_t>& rows) {
   using T = typename Matrix::non_const_value_type;
-  constexpr bool host_memory =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Matrix::memory_space>::accessible;
+  constexpr bool host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Matrix::memory_space>::accessible;
   const std::int64_t vocab = static_cast<std::int64_t>(m.extent(1));
   const bool all = static_cast<std::int64_t>(rows.size()) == static_cast<std::int64_t>(m.extent(0));
   HostRows out;
@@ -43,11 +42,10 @@ HostRows rows_on_host(const Matrix& m, const std::vector<std::int64_t>& rows) {
       Kokkos::deep_copy(Kokkos::subview(host, k, Kokkos::ALL()), Kokkos::subview(m, rows[k], Kokkos::ALL()));
   const T* src = host.data();
   float* dst = out.storage.data();
-  Kokkos::parallel_for(
-      "klmini::to_fp32",
-      Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(
-          0, std::int64_t(out.storage.size())),
-      [=](const std::int64_t i) { dst[i] = to_float(src[i]); });
+  Kokkos::parallel_for("klmini::to_fp32",
+                       Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace, Kokkos::IndexType<std::int64_t>>(
+                           0, std::int64_t(out.storage.size())),
+                       [=](const std::int64_t i) { dst[i] = to_float(src[i]); });
   Kokkos::DefaultHostExecutionSpace().fence();
   return out;
 }

@@ -73,13 +73,13 @@ template <class Space, class T>
 void time_ceilings(const Config& c, const Problem<Space, T>& p, const Outputs<Space>& out, const Comm& comm,
                    Record& rec) {
   std::vector<double> values;
-  rec.ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::read_ceiling(p, r); }, c.warmup,
-                                   c.repeats, values, comm);
+  rec.ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::read_ceiling(p, r); }, c.warmup, c.repeats,
+                                   values, comm);
   rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
   if (c.reduction != Reduction::none && !c.gradient) return;
   const auto& target = c.gradient ? out.grad : out.terms;
-  rec.copy_ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::copy_ceiling(p, target, r); },
-                                        c.warmup, c.repeats, values, comm);
+  rec.copy_ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::copy_ceiling(p, target, r); }, c.warmup,
+                                        c.repeats, values, comm);
   rec.copy_ceiling_GBps = double(c.elements()) * (2.0 * double(sizeof(T)) + 4.0) / rec.copy_ceiling.median_s * 1e-9;
 }
 
