@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One GPU session in one command: the Cuda test suite, klmini on every seed deck (all
+# One GPU run in one command: the Cuda test suite, klmini on every seed deck (all
 # variants, each run with its own read ceiling), then on the same decks with precision =
 # "exact", with bf16 and fp16 inputs, and with the gradient (fused_grad against fused +
 # grad_only and the copy ceiling), Google Benchmark's shape sweep, and the PyTorch peers on the
