@@ -22,6 +22,11 @@ KOKKOS_INLINE_FUNCTION float float_of(std::uint32_t u) {
   std::memcpy(&f, &u, sizeof f);
   return f;
 }
+KOKKOS_INLINE_FUNCTION std::uint64_t bits_of(double d) {
+  std::uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+}
 KOKKOS_INLINE_FUNCTION double double_of(std::uint64_t u) {
   double d;
   std::memcpy(&d, &u, sizeof d);

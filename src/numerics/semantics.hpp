@@ -57,4 +57,20 @@ KOKKOS_INLINE_FUNCTION Real kl_term_magnitude(Real t, Real lp, bool log_target) 
   return math::abs(entropy_part) + math::abs(t * lp) + math::abs(t);
 }
 
+// A term and its magnitude together, each log or exp taken once (the fp64 reference's form):
+// the same values as kl_term_with(log, ...) and kl_term_magnitude when `log` is log.
+template <class Real>
+struct TermAndMagnitude {
+  Real term, magnitude;
+};
+template <class Log, class Real>
+KOKKOS_INLINE_FUNCTION TermAndMagnitude<Real> kl_term_and_magnitude(Log log, Real t, Real lp, bool log_target) {
+  if (log_target) {
+    const Real p = math::exp(t);
+    return {p * (t - lp), p * (math::abs(t) + math::abs(lp))};
+  }
+  const Real entropy_part = xlogy_self(log, t), cross = t * lp;
+  return {entropy_part - cross, math::abs(entropy_part) + math::abs(cross) + math::abs(t)};
+}
+
 }  // namespace klmini
