@@ -1,5 +1,5 @@
 // The logarithm of precision = "exact": ln(x) in fp64 of an fp32 argument, within 2 fp64 ulp
-// (tests/test_numerics.cpp), for about ten fp64 operations and one 16-byte table load
+// (tests/numerics/test_exact_log.cpp), for about ten fp64 operations and one 16-byte table load
 // (docs/PERFORMANCE.md has its cost on the H200 and on hosts).
 //
 // x = 2^e * m with m in [~sqrt(1/2), ~sqrt(2)), both read off x's bits with integer operations:

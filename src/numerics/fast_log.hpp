@@ -1,7 +1,7 @@
 // A branch-free fp32 natural logarithm that compilers vectorize (no libm call, no fast-math
 // flags): the host kernels' log. x = 2^e * m with m in [sqrt(1/2), sqrt(2)), f = m - 1, a
 // polynomial for log1p(f), and log(x) = e ln2 + log1p(f) with ln2 split in two. Measured error
-// against fp64 over sampled fp32 arguments: tests/test_kernels.cpp asserts it stays <= 3 ulp.
+// against fp64 over sampled fp32 arguments: tests/numerics/test_fast_log.cpp asserts it stays <= 3 ulp.
 // Special values as log's: log(0) = -inf, log(x < 0) = NaN, log(NaN) = NaN, log(inf) = inf;
 // subnormal arguments are scaled into the normal range first.
 #pragma once

@@ -4,3 +4,15 @@ if(Python3_FOUND)
   add_test(NAME layout/layers
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/check_layers.py ${PROJECT_SOURCE_DIR})
 endif()
+# The code is formatted by .clang-format, with the clang-format it was written for (14, Debian
+# bookworm's: another major version formats differently, so it is not used for the check).
+find_program(KLMINI_CLANG_FORMAT NAMES clang-format-14)
+if(KLMINI_CLANG_FORMAT)
+  file(GLOB_RECURSE _klmini_formatted CONFIGURE_DEPENDS
+       ${PROJECT_SOURCE_DIR}/src/*.hpp ${PROJECT_SOURCE_DIR}/src/*.cpp ${PROJECT_SOURCE_DIR}/miniapp/*.cpp
+       ${PROJECT_SOURCE_DIR}/bench/*.cpp ${PROJECT_SOURCE_DIR}/fuzz/*.cpp
+       ${PROJECT_SOURCE_DIR}/tests/*.hpp ${PROJECT_SOURCE_DIR}/tests/*.cpp)
+  add_test(NAME layout/clang_format COMMAND ${KLMINI_CLANG_FORMAT} --dry-run -Werror ${_klmini_formatted})
+else()
+  message(STATUS "klmini: no clang-format-14: the format check (layout/clang_format) is skipped")
+endif()

@@ -1,4 +1,4 @@
-// Catch2 main for the kernel tests: Kokkos lives for the whole test run.
+// Catch2 main for the Kokkos test binaries: Kokkos lives for the whole test run.
 #include <Kokkos_Core.hpp>
 
 #include <catch2/catch_session.hpp>

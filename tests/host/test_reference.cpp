@@ -1,4 +1,6 @@
-// The fp64 reference and the verification rules, without any backend.
+// The fp64 reference (src/host/reference.cpp) and the verification rules (src/host/verify.cpp),
+// without any backend: the reference on the edge-case vectors, full and sampled verification,
+// Student's t, the sampled rows, the term matrix's element-wise check.
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -6,12 +8,13 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <vector>
 
-#include "edge_cases.hpp"
-#include "fresh_seed.hpp"
+#include "common/edge_cases.hpp"
+#include "common/fresh_seed.hpp"
 #include "host/reference.hpp"
-#include "numerics/semantics.hpp"
 #include "host/verify.hpp"
+#include "numerics/semantics.hpp"
 
 using klmini::testing::edge_cases;
 
@@ -24,36 +27,6 @@ double reference_sum(const klmini::testing::EdgeCase& c, bool log_target) {
 }
 }  // namespace
 
-TEST_CASE("kl_term in fp64 reproduces every edge-case vector to 1e-15") {
-  for (const auto& base : edge_cases()) {
-    for (const bool log_form : {false, true}) {
-      const auto c = log_form ? klmini::testing::as_log_target(base) : base;
-      INFO(c.id);
-      double sum = 0.0;
-      for (std::size_t i = 0; i < c.t.size(); ++i) sum += klmini::kl_term(c.t[i], c.lp[i], log_form);
-      const double got = sum / double(c.tokens);
-      if (std::isnan(c.batchmean)) {
-        CHECK(std::isnan(got));
-      } else {
-        CHECK(got == Catch::Approx(c.batchmean).epsilon(1e-15).margin(1e-16));
-      }
-    }
-  }
-}
-
-TEST_CASE("zero, negative and NaN targets follow PyTorch, not the clamping peers") {
-  const double inf = std::numeric_limits<double>::infinity();
-  CHECK(klmini::kl_term(0.0, -3.0, false) == 0.0);           // xlogy(0, 0) = 0
-  CHECK(std::isnan(klmini::kl_term(0.0, -inf, false)));      // 0 * -inf
-  CHECK(std::isnan(klmini::kl_term(0.0, std::nan(""), false)));
-  CHECK(std::isnan(klmini::kl_term(-0.1, -1.0, false)));     // log of a negative target
-  CHECK(std::isnan(klmini::kl_term(std::nan(""), -1.0, false)));
-  CHECK(std::isnan(klmini::kl_term(-inf, -1.0, true)));      // exp(-inf) * -inf
-  CHECK(klmini::kl_term(std::log(0.5), std::log(0.25), true) == Catch::Approx(0.5 * std::log(2.0)).epsilon(1e-15));
-  CHECK(klmini::kl_term(0.0f, -3.0f, false) == 0.0f);         // the fp32 form the kernels use
-  CHECK(std::isnan(klmini::kl_term(0.0f, -std::numeric_limits<float>::infinity(), false)));
-}
-
 TEST_CASE("the reference on fp32 inputs matches the vectors to fp32 rounding, for every reduction") {
   for (const auto& base : edge_cases()) {
     for (const bool log_form : {false, true}) {
@@ -63,8 +36,10 @@ TEST_CASE("the reference on fp32 inputs matches the vectors to fp32 rounding, fo
       for (const auto red : {klmini::Reduction::batchmean, klmini::Reduction::sum, klmini::Reduction::mean}) {
         const double expected = c.batchmean * double(c.tokens) * klmini::reduction_scale(red, c.tokens, c.vocab);
         const double got = sum * klmini::reduction_scale(red, c.tokens, c.vocab);
-        if (std::isnan(expected)) CHECK(std::isnan(got));
-        else CHECK(got == Catch::Approx(expected).epsilon(3e-7).margin(1e-7));
+        if (std::isnan(expected))
+          CHECK(std::isnan(got));
+        else
+          CHECK(got == Catch::Approx(expected).epsilon(3e-7).margin(1e-7));
       }
     }
   }
@@ -72,7 +47,8 @@ TEST_CASE("the reference on fp32 inputs matches the vectors to fp32 rounding, fo
   const auto f = edge_cases()[5];
   REQUIRE(f.id == "F");
   const double s = reference_sum(f, false);
-  CHECK(s * klmini::reduction_scale(klmini::Reduction::batchmean, 2, 3) == Catch::Approx(0.17328679513998632).epsilon(3e-7));
+  CHECK(s * klmini::reduction_scale(klmini::Reduction::batchmean, 2, 3) ==
+        Catch::Approx(0.17328679513998632).epsilon(3e-7));
   CHECK(s * klmini::reduction_scale(klmini::Reduction::sum, 2, 3) == Catch::Approx(0.34657359027997264).epsilon(3e-7));
   CHECK(s * klmini::reduction_scale(klmini::Reduction::mean, 2, 3) == Catch::Approx(0.05776226504666211).epsilon(3e-7));
 }
@@ -100,7 +76,12 @@ TEST_CASE("full verification accepts rounding and rejects a wrong loss") {
   for (std::int64_t r = 0; r < rows; ++r) {
     double s1 = 0, s2 = 0;
     std::vector<double> a(vocab), b(vocab);
-    for (std::int64_t j = 0; j < vocab; ++j) { a[j] = z(gen); b[j] = z(gen); s1 += std::exp(a[j]); s2 += std::exp(b[j]); }
+    for (std::int64_t j = 0; j < vocab; ++j) {
+      a[j] = z(gen);
+      b[j] = z(gen);
+      s1 += std::exp(a[j]);
+      s2 += std::exp(b[j]);
+    }
     for (std::int64_t j = 0; j < vocab; ++j) {
       lp[r * vocab + j] = float(a[j] - std::log(s1));
       t[r * vocab + j] = float(std::exp(b[j]) / s2);
@@ -202,8 +183,7 @@ TEST_CASE("sample_rows is seeded, sorted and distinct") {
 }
 
 TEST_CASE("verify_terms checks every element and points at the first bad one") {
-  const std::vector<float> lp = {std::log(.5f), std::log(.25f), std::log(.25f), 0.0f},
-                           t = {.5f, .5f, 0.0f, 1.0f};
+  const std::vector<float> lp = {std::log(.5f), std::log(.25f), std::log(.25f), 0.0f}, t = {.5f, .5f, 0.0f, 1.0f};
   std::vector<float> out(4);
   for (int i = 0; i < 4; ++i) out[i] = klmini::kl_term(t[i], lp[i], false);
   CHECK(klmini::verify_terms(out.data(), lp.data(), t.data(), 2, 2, false).passed);

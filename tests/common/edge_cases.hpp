@@ -1,9 +1,11 @@
-// The edge-case vectors of semantics.md (reference/semantics.md), shared by the host reference
-// tests and the kernel tests of every backend. Expected values are batchmean in exact
-// arithmetic; `sum` of the terms is expected * tokens.
+// The edge-case vectors of docs/SEMANTICS.md, shared by the semantics and reference tests and
+// the kernel tests of every backend. Expected values are batchmean in exact arithmetic; `sum`
+// of the terms is expected * tokens.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>

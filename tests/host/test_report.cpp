@@ -1,21 +1,20 @@
-// The report's formats: loss line, statistics, JSON, CSV.
+// The report's formats (src/host/report.cpp): loss line, statistics, results table, JSON, CSV.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "common/temp_dir.hpp"
 #include "host/errors.hpp"
 #include "host/report.hpp"
 
 using Catch::Matchers::ContainsSubstring;
+using klmini::testing::TempDir;
 
 namespace {
 
@@ -44,12 +43,6 @@ klmini::Record sample_record(double loss) {
   r.results.push_back(v);
   r.loss = loss;
   return r;
-}
-
-std::string temp_path(const std::string& name) {
-  const auto p = std::filesystem::temp_directory_path() / ("klmini_test_report_" + std::to_string(::getpid()) + name);
-  std::filesystem::remove(p);
-  return p.string();
 }
 
 }  // namespace
@@ -103,7 +96,8 @@ TEST_CASE("timed runs whose launch the L2 flush did not cover are named, and onl
 }
 
 TEST_CASE("JSON holds parameters, loss (null when not finite), results, verification, provenance") {
-  const std::string path = temp_path("a.json");
+  const TempDir dir("report");
+  const std::string path = dir.file("a.json");
   klmini::write_json(sample_record(0.125), path);
   const auto j = nlohmann::json::parse(std::ifstream(path));
   CHECK(j["schema_version"] == 1);
@@ -120,7 +114,8 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
   CHECK(j["verification"]["mode"] == "full");
   CHECK(j["verification"]["passed"] == true);
   CHECK(j["verification"]["relative_error"] == 1.25e-9);
-  for (const char* key : {"klmini_version", "git_hash", "compiler", "kokkos_version", "kokkos_backends", "host", "date"})
+  for (const char* key :
+       {"klmini_version", "git_hash", "compiler", "kokkos_version", "kokkos_backends", "host", "date"})
     CHECK(j["provenance"].contains(key));
   CHECK(j["provenance"]["kokkos_version"] == "9.9.99");
 
@@ -131,7 +126,8 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
 }
 
 TEST_CASE("CSV: the header once, then one row per variant per run") {
-  const std::string path = temp_path("a.csv");
+  const TempDir dir("report");
+  const std::string path = dir.file("a.csv");
   klmini::append_csv(sample_record(0.125), path);
   klmini::append_csv(sample_record(0.25), path);
   std::ifstream in(path);
@@ -147,7 +143,7 @@ TEST_CASE("CSV: the header once, then one row per variant per run") {
   CHECK_THAT(row1, ContainsSubstring(",0.125,passed,"));
   CHECK_THAT(row2, ContainsSubstring(",0.25,passed,"));
 
-  const std::string other = temp_path("b.csv");
+  const std::string other = dir.file("b.csv");
   std::ofstream(other) << "something,else\n";
   REQUIRE_THROWS_WITH(klmini::append_csv(sample_record(0.5), other), ContainsSubstring("different header"));
 }

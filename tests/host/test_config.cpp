@@ -1,14 +1,11 @@
-// Decks and --set overrides: every key, every way to get one wrong.
+// Decks and --set overrides (src/host/config.cpp): every key, every way to get one wrong.
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
 
 #include "host/config.hpp"
 #include "host/errors.hpp"
-#include "host/variants.hpp"
 
 using Catch::Matchers::ContainsSubstring;
 using klmini::Config;
@@ -84,9 +81,9 @@ validate = true
 
 TEST_CASE("unknown keys are errors that name the key and the line") {
   REQUIRE_THROWS_AS(parse("tokens = 4\ntoken = 5\n"), klmini::DeckError);
-  REQUIRE_THROWS_WITH(parse("tokens = 4\ntoken = 5\n"),
-                      ContainsSubstring("test.toml:2:1") && ContainsSubstring("'token'") &&
-                          ContainsSubstring("unknown key"));
+  REQUIRE_THROWS_WITH(parse("tokens = 4\ntoken = 5\n"), ContainsSubstring("test.toml:2:1") &&
+                                                            ContainsSubstring("'token'") &&
+                                                            ContainsSubstring("unknown key"));
   REQUIRE_THROWS_WITH(parse("[problem]\ntokens = 4\n"), ContainsSubstring("'problem'"));
 }
 
@@ -97,13 +94,13 @@ TEST_CASE("malformed values are errors that name the key and the line") {
   REQUIRE_THROWS_WITH(parse("vocab = -3"), ContainsSubstring("out of range"));
   REQUIRE_THROWS_WITH(parse("tokens = 1.5"), ContainsSubstring("got a float"));
   REQUIRE_THROWS_WITH(parse("log_target = 1"), ContainsSubstring("expected true or false"));
-  REQUIRE_THROWS_WITH(parse("reduction = \"avg\""),
-                      ContainsSubstring("'avg' is not one of batchmean|sum|mean|none"));
+  REQUIRE_THROWS_WITH(parse("reduction = \"avg\""), ContainsSubstring("'avg' is not one of batchmean|sum|mean|none"));
   REQUIRE_THROWS_WITH(parse("backend = \"hip\""), ContainsSubstring("'backend'"));
   REQUIRE_THROWS_WITH(parse("verify = true"), ContainsSubstring("expected a string, got a boolean"));
   REQUIRE_THROWS_WITH(parse("variant = \"fastest\""), ContainsSubstring("'fastest' is not one of"));
   REQUIRE_THROWS_WITH(parse("dtype = \"fp8\""), ContainsSubstring("'dtype'") && ContainsSubstring("fp32|bf16|fp16"));
-  REQUIRE_THROWS_WITH(parse("precision = \"double\""), ContainsSubstring("'precision'") && ContainsSubstring("fast|exact"));
+  REQUIRE_THROWS_WITH(parse("precision = \"double\""),
+                      ContainsSubstring("'precision'") && ContainsSubstring("fast|exact"));
   REQUIRE_THROWS_WITH(parse("variant = \"kokkos_kernels\"\ndtype = \"bf16\""),
                       ContainsSubstring("'variant'") && ContainsSubstring("fp32 inputs only"));
   REQUIRE_THROWS_WITH(parse("variant = \"kokkos_kernels\"\nprecision = \"exact\""),
@@ -116,8 +113,8 @@ TEST_CASE("malformed values are errors that name the key and the line") {
   REQUIRE_THROWS_WITH(parse("validate = 1"), ContainsSubstring("'validate'"));
   REQUIRE_THROWS_WITH(parse("seed = -1"), ContainsSubstring("'seed'"));
   REQUIRE_THROWS_WITH(parse("tokens = [1, 2]"), ContainsSubstring("got an array"));
-  REQUIRE_THROWS_WITH(parse("\n\nvocab = 2\ntokens = 1 2\n"), ContainsSubstring("test.toml:4") &&
-                                                                   ContainsSubstring("invalid TOML"));
+  REQUIRE_THROWS_WITH(parse("\n\nvocab = 2\ntokens = 1 2\n"),
+                      ContainsSubstring("test.toml:4") && ContainsSubstring("invalid TOML"));
   REQUIRE_THROWS_WITH(parse("tokens = 1\ntokens = 2\n"), ContainsSubstring("invalid TOML"));
 }
 
@@ -138,19 +135,19 @@ TEST_CASE("keys that depend on each other are checked together") {
 }
 
 TEST_CASE("overrides (--set) change any key, typed as TOML or as a bare string") {
-  const Config c = parse("tokens = 4\n", {"tokens=2048", "backend=serial", "log_target=true",
-                                          "output=out/terms.npy", "reduction=none", "variant=\"all\""});
+  const Config c = parse("tokens = 4\n", {"tokens=2048", "backend=serial", "log_target=true", "output=out/terms.npy",
+                                          "reduction=none", "variant=\"all\""});
   CHECK(c.tokens == 2048);
   CHECK(c.backend == "serial");
   CHECK(c.log_target);
   CHECK(c.output == "out/terms.npy");  // relative to the working directory, not the deck
   CHECK(c.variant == "all");
-  REQUIRE_THROWS_WITH(parse("", {"tokens2=5"}), ContainsSubstring("--set tokens2=5") &&
-                                                     ContainsSubstring("unknown key"));
+  REQUIRE_THROWS_WITH(parse("", {"tokens2=5"}),
+                      ContainsSubstring("--set tokens2=5") && ContainsSubstring("unknown key"));
   REQUIRE_THROWS_WITH(parse("", {"tokens"}), ContainsSubstring("expected key=value"));
   REQUIRE_THROWS_WITH(parse("", {"=5"}), ContainsSubstring("expected key=value"));
-  REQUIRE_THROWS_WITH(parse("", {"tokens=abc"}), ContainsSubstring("--set tokens=abc") &&
-                                                      ContainsSubstring("expected an integer, got a string"));
+  REQUIRE_THROWS_WITH(parse("", {"tokens=abc"}),
+                      ContainsSubstring("--set tokens=abc") && ContainsSubstring("expected an integer, got a string"));
   REQUIRE_THROWS_WITH(parse("", {"tokens="}), ContainsSubstring("expected an integer"));
   REQUIRE_THROWS_WITH(parse("", {"vocab=0"}), ContainsSubstring("out of range"));
 }
@@ -191,28 +188,4 @@ TEST_CASE("dtype and precision: parsed, described, and the backend default left 
   CHECK(parse("dtype = \"fp16\"").dtype == klmini::DType::fp16);
   CHECK(parse("").precision == klmini::Precision::backend_default);
   CHECK(parse("precision = \"fast\"").precision == klmini::Precision::fast);
-}
-
-TEST_CASE("the variant table: one row per variant, each with its bytes and ceiling") {
-  using klmini::Variant;
-  std::vector<std::string> names;
-  for (const klmini::VariantInfo& v : klmini::kVariants) {
-    CHECK(&klmini::info(v.id) == &v);  // every Variant has exactly its own row
-    CHECK(klmini::find_variant(v.name) == &v);
-    names.emplace_back(v.name);
-    // A kernel that writes a matrix is measured against the copy ceiling, the others the read one.
-    CHECK((v.matrices_written > 0) == (v.ceiling == klmini::Ceiling::copy));
-  }
-  std::sort(names.begin(), names.end());
-  CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
-  CHECK(klmini::find_variant("all") == nullptr);
-  // Bytes moved per element: both inputs (and the fp32 output), or t and the gradient only.
-  CHECK(klmini::bytes_per_element(klmini::info(Variant::fused), 4.0) == 8.0);
-  CHECK(klmini::bytes_per_element(klmini::info(Variant::fused), 2.0) == 4.0);
-  CHECK(klmini::bytes_per_element(klmini::info(Variant::fused_grad), 2.0) == 8.0);
-  CHECK(klmini::bytes_per_element(klmini::info(Variant::grad_only), 4.0) == 8.0);
-  CHECK(klmini::loss_variant_table() == std::vector<Variant>{Variant::fused, Variant::flat, Variant::kokkos_kernels});
-  // A deck names loss variants only.
-  REQUIRE_THROWS_WITH(klmini::parse_config("variant = \"terms\"\n", "deck.toml", ".", {}),
-                      ContainsSubstring("'terms' is not one of fused|flat|kokkos_kernels|all"));
 }

@@ -1,15 +1,13 @@
 // Estimating a run's memory before allocating, and refusing runs that cannot fit or would
-// overwrite a file.
+// overwrite a file (src/host/limits.cpp).
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.hpp"
 #include "host/errors.hpp"
 #include "host/limits.hpp"
 
@@ -42,7 +40,7 @@ TEST_CASE("the memory estimate counts every array a run allocates") {
   c.reduction = klmini::Reduction::batchmean;
   c.log_target = true;
   c.variant = "all";
-  CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).space_bytes == 3 * m);  // kokkos_kernels' exp(t)
+  CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).space_bytes == 3 * m);   // kokkos_kernels' exp(t)
   CHECK(klmini::estimate_memory(c, 500, 2, true, kWithKokkosKernels).space_bytes == 1.5 * m);  // this rank's rows only
   // variant = "all" where kokkos_kernels does not run (exact terms, other dtypes, a build without
   // it): no exp(t).
@@ -61,13 +59,14 @@ TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 copies for the
   c.dtype = klmini::DType::bf16;
   const double m = 1000.0 * 250 * 4;  // one fp32 matrix
   const auto host = klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels);
-  CHECK(host.space_bytes == m);       // lp and t at 2 bytes each
-  CHECK(host.host_bytes == 2 * m);    // the reference reads fp32 copies
+  CHECK(host.space_bytes == m);     // lp and t at 2 bytes each
+  CHECK(host.host_bytes == 2 * m);  // the reference reads fp32 copies
   const auto device = klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels);
   CHECK(device.space_bytes == m + klmini::kTimerFlushBytes);
   CHECK(device.host_bytes == 2 * m + m / 2);  // fp32 copies, and one input staged for conversion
   c.gradient = true;
-  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).space_bytes == 2 * m + klmini::kTimerFlushBytes);  // + the fp32 gradient
+  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).space_bytes ==
+        2 * m + klmini::kTimerFlushBytes);  // + the fp32 gradient
   c.verify = klmini::VerifyMode::off;
   CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).host_bytes == 0.0);
 }
@@ -80,22 +79,21 @@ TEST_CASE("a run that does not fit is refused with the shape and the sizes") {
   REQUIRE_THROWS_AS(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c), klmini::DoesNotFit);
   REQUIRE_THROWS_WITH(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c),
                       ContainsSubstring("1048576 x 4096 needs 32.25 GiB in Cuda memory, but 1.00 GiB are free"));
-  REQUIRE_THROWS_WITH(klmini::check_memory(need, true, "Host", -1, 1 << 30, c),
-                      ContainsSubstring("of host memory"));
+  REQUIRE_THROWS_WITH(klmini::check_memory(need, true, "Host", -1, 1 << 30, c), ContainsSubstring("of host memory"));
   CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", -1, -1, c));  // unknown: not checked
   CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", std::int64_t(64) << 30, std::int64_t(64) << 30, c));
   CHECK(klmini::host_available_bytes() > 0);
 }
 
 TEST_CASE("an existing output is not overwritten unless the deck says so") {
-  const auto path = std::filesystem::temp_directory_path() / ("klmini_limits_" + std::to_string(::getpid()) + ".npy");
+  const klmini::testing::TempDir dir("limits");
+  const std::string path = dir.file("out.npy");
   klmini::Config c;
   c.reduction = klmini::Reduction::none;
-  c.output = path.string();
+  c.output = path;
   CHECK_NOTHROW(klmini::check_output(c));
   std::ofstream(path) << "x";
   REQUIRE_THROWS_WITH(klmini::check_output(c), ContainsSubstring("exists; set overwrite = true"));
   c.overwrite = true;
   CHECK_NOTHROW(klmini::check_output(c));
-  std::filesystem::remove(path);
 }

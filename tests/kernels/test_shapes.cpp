@@ -1,0 +1,107 @@
+// The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp:
+// every shape against the fp64 reference in every dtype and precision (outputs poisoned first),
+// and the exact terms' choice between their regular and general form within one step.
+// Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
+#include "kernels/kernel_test_support.hpp"
+
+#include <catch2/catch_test_macros.hpp>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+// Every launch shape with term Op `op` on T inputs, against the reference within `tolerance`.
+template <class T, class Op>
+void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
+  using namespace klmini::variants;
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 8}, {5, 40}, {9, 1032}}) {
+    klmini::Config c = small_config(shape.first, shape.second);
+    c.dtype = dtype;
+    const auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
+    const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
+    const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
+    const auto ref = klmini::reference_rows(lp.data, t.data, c.tokens, c.vocab, false);
+    const klmini::Result<Space> r("r");
+    const int recommended = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
+                                .team_size_recommended(GridStride<Space, 4, T, Op>{}, Kokkos::ParallelReduceTag());
+    const std::vector<std::pair<std::string, std::function<void()>>> shapes = {
+        {"chunks_u1", [&] { run_flat_chunks<1>("t", p, r, op); }},
+        {"chunks_u2", [&] { run_flat_chunks<2>("t", p, r, op); }},
+        {"chunks_u4", [&] { run_flat_chunks<4>("t", p, r, op); }},
+        {"chunks_u3_consecutive", [&] { run_flat_chunks<3, ChunkOrder::consecutive>("t", p, r, op); }},
+        {"chunks_u4_lb256",
+         [&] { run_flat_chunks<4, ChunkOrder::interleaved, Kokkos::LaunchBounds<256, 4>>("t", p, r, op); }},
+        {"rowteam_u1", [&] { run_row_teams<1>("t", p, r, op, recommended); }},
+        {"rowteam_u2", [&] { run_row_teams<2>("t", p, r, op, 1); }},
+        {"grid_u2", [&] { run_grid_stride<2>("t", p, r, op, 3, 1); }},
+        {"grid_u4", [&] { run_grid_stride<4>("t", p, r, op, 2, recommended); }},
+        {"segments", [&] { run_row_segments("t", p, r, op); }},
+    };
+    for (const auto& [name, launch] : shapes) {
+      INFO(c.tokens << " x " << c.vocab << " " << name << " dtype " << klmini::to_string(dtype));
+      Kokkos::deep_copy(r, -1.0e300);  // poison
+      launch();
+      CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0, tolerance).passed);
+    }
+  }
+}
+
+TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference, every dtype and precision") {
+  using namespace klmini::variants;
+  check_launch_shapes<float>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::fp32);
+  check_launch_shapes<klmini::bf16>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::bf16);
+  check_launch_shapes<klmini::fp16>(KlTermOp<false>{}, klmini::kTermTolerance, klmini::DType::fp16);
+  const auto device_table = exact_log_table_in<typename Space::memory_space>();
+  check_launch_shapes<float>(KlTermExactOp<false>{device_table.data()}, klmini::kExactTermTolerance,
+                             klmini::DType::fp32);
+  check_launch_shapes<klmini::bf16>(KlTermExactOp<false>{device_table.data()}, klmini::kExactTermTolerance,
+                                    klmini::DType::bf16);
+}
+
+TEST_CASE("exact terms: a step of regular targets takes the regular form, any other step the general one") {
+  using namespace klmini::variants;
+  const std::vector<double> table = klmini::math::exact_log_table();
+  const KlTermExactOp<false> op{table.data()};
+  std::mt19937 gen(20261202);
+  std::uniform_real_distribution<float> target(1e-7f, 1.0f), log_prob(-30.0f, 0.0f);
+  Chunk<float> lp[4], t[4];
+  for (int c = 0; c < 4; ++c)
+    for (int k = 0; k < 4; ++k) {
+      lp[c].v[k] = log_prob(gen);
+      t[c].v[k] = target(gen);
+    }
+  // Item 1 of a two-step shape reads chunks 1 and 3 (stride 2), item 0 chunks 0 and 2.
+  auto chunk_reference = [&](int c) {
+    double sum = 0.0;
+    for (int k = 0; k < 4; ++k) sum += klmini::kl_term(double(t[c].v[k]), double(lp[c].v[k]), false);
+    return sum;
+  };
+  auto reference = [&](int first) { return chunk_reference(first) + chunk_reference(first + 2); };
+  const double regular = sum_chunks<2>(op, lp, t, 1, 2, 4);
+  CHECK(sum_chunks<2, false>(op, lp, t, 1, 2, 4) == regular);  // the unchecked step: the same sums
+  CHECK(std::fabs(regular - reference(1)) <= 1e-15 * std::fabs(reference(1)));
+  CHECK(std::fabs(sum_chunks<2>(op, lp, t, 0, 2, 4) - reference(0)) <= 1e-15 * std::fabs(reference(0)));
+  // One target that is not a positive normal number sends the whole step to the general form.
+  for (const float special : {0.0f, -0.0f, 1e-40f, 1.4e-45f, -0.5f, NAN, INFINITY}) {
+    INFO("t = " << special);
+    t[3].v[2] = special;
+    const double got = sum_chunks<2>(op, lp, t, 1, 2, 4), want = reference(1);
+    if (std::isnan(want)) {
+      CHECK(std::isnan(got));
+    } else if (std::isinf(want)) {
+      CHECK(got == want);
+    } else {
+      CHECK(std::fabs(got - want) <= 1e-15 * std::fabs(want));
+    }
+  }
+  t[3].v[2] = 0.25f;
+  lp[3].v[1] = -INFINITY;  // regular targets still propagate a log-probability of -inf
+  CHECK(sum_chunks<2>(op, lp, t, 1, 2, 4) == INFINITY);
+  lp[3].v[1] = NAN;
+  CHECK(std::isnan(sum_chunks<2>(op, lp, t, 1, 2, 4)));
+  // A step past the end reads nothing from there.
+  CHECK(std::fabs(sum_chunks<2>(op, lp, t, 0, 2, 2) - chunk_reference(0)) <= 1e-15 * std::fabs(chunk_reference(0)));
+}
