@@ -24,15 +24,15 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool h
     for (const Variant v : timed) work = std::max(work, info(v).log_target_work_matrices);
     need.space_bytes += work * matrix;
   }
-  // The reference reads fp32 copies of the inputs (none on hosts for fp32: it reads them in place).
-  if (c.verify == VerifyMode::full && (!host_memory || c.dtype != DType::fp32)) need.host_bytes += 2.0 * matrix;
+  // Verification streams the rows it checks in blocks (a fixed amount, no larger than the
+  // matrices); a host run of fp32 inputs reads all of them in place.
+  const bool in_place = host_memory && c.dtype == DType::fp32 && c.verify == VerifyMode::full;
+  if (c.verify != VerifyMode::off && !in_place)
+    need.host_bytes += kVerificationBlocks * std::min(double(kRowBlockBytes), matrix);
   if (!host_memory) {
-    if (c.verify == VerifyMode::full && c.dtype != DType::fp32) need.host_bytes += input;  // staged for conversion
-    if (c.reduction == Reduction::none && (c.verify == VerifyMode::full || !c.output.empty()))
-      need.host_bytes += matrix;                                    // the matrix, checked or written
-    if (c.input == InputKind::npy) need.host_bytes += 2.0 * input;  // staging of the files
-    if (c.gradient && (c.verify == VerifyMode::full || !c.grad_output.empty()))
-      need.host_bytes += matrix;  // the gradient, checked or written
+    if (c.reduction == Reduction::none && !c.output.empty()) need.host_bytes += matrix;  // the matrix, written
+    if (c.input == InputKind::npy) need.host_bytes += 2.0 * input;                       // staging of the files
+    if (c.gradient && !c.grad_output.empty()) need.host_bytes += matrix;                 // the gradient, written
   }
   return need;
 }

@@ -12,6 +12,12 @@
 
 namespace klmini {
 
+// Verification reads the matrices in blocks of about this many bytes per matrix
+// (src/run/row_blocks.hpp): at most three matrices at once, each with two staging blocks and
+// one fp32 block, so its host memory is a fixed amount however large the deck.
+inline constexpr std::int64_t kRowBlockBytes = std::int64_t(32) << 20;
+inline constexpr double kVerificationBlocks = 3.0 * 3.0;
+
 struct MemoryNeed {
   double space_bytes = 0.0;  // in the execution space's memory
   double host_bytes = 0.0;   // extra host memory (copies for the reference, output, file input)

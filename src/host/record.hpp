@@ -43,6 +43,8 @@ struct Record {
   std::string kokkos_backends;         // enabled in the Kokkos build
   std::string kokkos_kernels_version;  // "" when the build has no Kokkos Kernels
   double input_bytes = 0.0;            // 2 * tokens * vocab * sizeof(float)
+  double space_bytes = 0.0;            // memory estimate of rank 0: in the execution space
+  double host_bytes = 0.0;             // and extra host memory (verification blocks, I/O copies)
   double setup_s = 0.0;                // allocation + generation or file reading
   double reference_s = 0.0;            // fp64 host reference
   TimingStats ceiling;                 // the read-bandwidth probe over the same bytes

@@ -112,6 +112,9 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  tokens x vocab  " << c.tokens << " x " << c.vocab << " (" << c.elements() << " elements, "
      << to_string(c.dtype) << ")\n"
      << "  input bytes     " << human_bytes(r.input_bytes) << " (lp and t, read once per run)\n"
+     << "  memory          " << human_bytes(r.space_bytes) << " in Kokkos::" << r.execution_space << "'s memory"
+     << (r.ranks > 1 ? " per rank" : "") << ", " << human_bytes(r.host_bytes)
+     << " more on the host (verification's blocks of rows, a fixed amount; copies for I/O)\n"
      << "  reduction       " << to_string(c.reduction) << (c.log_target ? ", log_target" : "") << "\n"
      << "  precision       " << to_string(c.precision)
      << (c.precision == Precision::exact ? " (terms and log in fp64)" : " (fp32 terms, fp64 sums)") << "\n"
@@ -280,6 +283,7 @@ void write_json(const Record& r, const std::string& path) {
         {"relative_error", finite_or_null(r.worst_relative_error())}}},
       {"output", r.output_written.empty() ? nlohmann::json() : nlohmann::json(r.output_written)},
       {"grad_output", r.grad_written.empty() ? nlohmann::json() : nlohmann::json(r.grad_written)},
+      {"memory", {{"space_bytes", r.space_bytes}, {"host_bytes", r.host_bytes}}},
       {"setup_s", r.setup_s},
       {"reference_s", r.reference_s},
       {"provenance",

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include "numerics/semantics.hpp"
 
@@ -28,28 +29,42 @@ std::optional<bool> non_finite_match(double got, double ref) {
 }
 
 // Element-by-element comparison of fp32 results with their fp64 references.
-struct ElementCheck {
-  std::int64_t bad = 0, first_bad = -1;
-  double worst_ratio = 0.0, diff_sq = 0.0, ref_sq = 0.0;
+void add_element(ElementChecks::Tally& tally, std::int64_t i, double got, double ref, double bound) {
+  bool ok;
+  if (const auto special = non_finite_match(got, ref)) {
+    ok = *special;
+  } else {
+    const double d = std::fabs(got - ref);
+    ok = d <= bound;
+    tally.worst_ratio = std::max(tally.worst_ratio, d / bound);
+    tally.diff_sq += d * d;
+    tally.ref_sq += ref * ref;
+  }
+  if (!ok && tally.bad++ == 0) tally.first_bad = i;
+}
 
-  void add(std::int64_t i, double got, double ref, double bound) {
-    bool ok;
-    if (const auto special = non_finite_match(got, ref)) {
-      ok = *special;
-    } else {
-      const double d = std::fabs(got - ref);
-      ok = d <= bound;
-      worst_ratio = std::max(worst_ratio, d / bound);
-      diff_sq += d * d;
-      ref_sq += ref * ref;
-    }
-    if (!ok && bad++ == 0) first_bad = i;
-  }
-  std::string failure(const std::string& what, std::int64_t vocab) const {
-    return std::to_string(bad) + " " + what + "(s) outside their bound; first at checked row " +
-           std::to_string(first_bad / vocab) + ", column " + std::to_string(first_bad % vocab);
-  }
-};
+// `into` then `row` (a later row): the first bad element stays the earliest.
+void merge(ElementChecks::Tally& into, const ElementChecks::Tally& row) {
+  if (into.bad == 0) into.first_bad = row.first_bad;
+  into.bad += row.bad;
+  into.worst_ratio = std::max(into.worst_ratio, row.worst_ratio);
+  into.diff_sq += row.diff_sq;
+  into.ref_sq += row.ref_sq;
+}
+
+std::string failure(const ElementChecks::Tally& tally, const std::string& what, std::int64_t vocab) {
+  return std::to_string(tally.bad) + " " + what + "(s) outside their bound; first at checked row " +
+         std::to_string(tally.first_bad / vocab) + ", column " + std::to_string(tally.first_bad % vocab);
+}
+
+// Each row's tally in parallel, then merged in row order (the same result for any thread count).
+template <class CheckRow>
+void check_rows(ElementChecks::Tally& tally, std::int64_t first_row, std::int64_t rows, CheckRow check_row) {
+  std::vector<ElementChecks::Tally> per_row(static_cast<std::size_t>(rows));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t r = 0; r < rows; ++r) check_row(per_row[std::size_t(r)], first_row + r, r);
+  for (const auto& row : per_row) merge(tally, row);
+}
 
 }  // namespace
 
@@ -176,45 +191,67 @@ Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, s
   return verify_sample(got_sum, summarize(rows), tokens, scale, tolerance);
 }
 
-Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows, std::int64_t vocab,
-                          bool log_target) {
-  ElementCheck check;
-  for (std::int64_t i = 0; i < rows * vocab; ++i) {
-    const double ti = t[i], lpi = lp[i];
-    check.add(i, out[i], kl_term(ti, lpi, log_target),
-              kTermTolerance * kl_term_magnitude(ti, lpi, log_target) + std::numeric_limits<float>::denorm_min());
-  }
+void ElementChecks::add_terms(const float* out, const float* lp, const float* t, std::int64_t rows, bool log_target) {
+  const std::int64_t vocab = vocab_;
+  check_rows(tally_, rows_, rows, [=](Tally& tally, std::int64_t row, std::int64_t r) {
+    for (std::int64_t j = 0; j < vocab; ++j) {
+      const std::int64_t i = r * vocab + j;
+      const double ti = t[i], lpi = lp[i];
+      add_element(tally, row * vocab + j, out[i], kl_term(ti, lpi, log_target),
+                  kTermTolerance * kl_term_magnitude(ti, lpi, log_target) + std::numeric_limits<float>::denorm_min());
+    }
+  });
+  rows_ += rows;
+}
+
+void ElementChecks::add_gradient(const float* grad, const float* t, std::int64_t rows, bool log_target, double g) {
+  const std::int64_t vocab = vocab_;
+  check_rows(tally_, rows_, rows, [=](Tally& tally, std::int64_t row, std::int64_t r) {
+    for (std::int64_t j = 0; j < vocab; ++j) {
+      const std::int64_t i = r * vocab + j;
+      const double ref = kl_grad(double(t[i]), g, log_target);
+      add_element(tally, row * vocab + j, grad[i], ref,
+                  kTermTolerance * std::fabs(ref) + std::numeric_limits<float>::denorm_min());
+    }
+  });
+  rows_ += rows;
+}
+
+Verification ElementChecks::terms() const {
   Verification v;
-  v.rows_checked = rows;
-  v.passed = check.bad == 0;
-  v.relative_error = check.ref_sq > 0.0 ? std::sqrt(check.diff_sq / check.ref_sq) : std::sqrt(check.diff_sq);
+  v.rows_checked = rows_;
+  v.passed = tally_.bad == 0;
+  v.relative_error = tally_.ref_sq > 0.0 ? std::sqrt(tally_.diff_sq / tally_.ref_sq) : std::sqrt(tally_.diff_sq);
   v.tolerance = kTermTolerance;
   v.detail = v.passed ? format_line("every element within its bound (worst %.2f of it; norm-wise %.3e)",
-                                    check.worst_ratio, v.relative_error)
-                      : check.failure("element", vocab);
+                                    tally_.worst_ratio, v.relative_error)
+                      : failure(tally_, "element", vocab_);
   return v;
+}
+
+Verification ElementChecks::gradient() const {
+  Verification v;
+  v.rows_checked = rows_;
+  v.tolerance = kTermTolerance;
+  v.passed = tally_.bad == 0;
+  v.relative_error = tally_.worst_ratio * kTermTolerance;
+  v.detail = v.passed ? format_line("gradient: every element within its bound (worst %.2f of it)", tally_.worst_ratio)
+                      : failure(tally_, "gradient element", vocab_);
+  return v;
+}
+
+Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows, std::int64_t vocab,
+                          bool log_target) {
+  ElementChecks checks(vocab);
+  checks.add_terms(out, lp, t, rows, log_target);
+  return checks.terms();
 }
 
 Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab, bool log_target,
                              double g) {
-  ElementCheck check;
-  for (std::int64_t i = 0; i < rows * vocab; ++i) {
-    const double ref = kl_grad(double(t[i]), g, log_target);
-    check.add(i, grad[i], ref, kTermTolerance * std::fabs(ref) + std::numeric_limits<float>::denorm_min());
-  }
-  Verification v;
-  v.rows_checked = rows;
-  v.tolerance = kTermTolerance;
-  v.passed = check.bad == 0;
-  v.relative_error = check.worst_ratio * kTermTolerance;
-  if (v.passed) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "gradient: every element within its bound (worst %.2f of it)", check.worst_ratio);
-    v.detail = buf;
-  } else {
-    v.detail = check.failure("gradient element", vocab);
-  }
-  return v;
+  ElementChecks checks(vocab);
+  checks.add_gradient(grad, t, rows, log_target, g);
+  return checks.gradient();
 }
 
 }  // namespace klmini

@@ -74,12 +74,33 @@ Verification verify_sample(double got_sum, const std::vector<RowTotals>& rows, s
                            double tolerance = kTermTolerance);
 
 // The `none` matrix: every element of the given rows against its fp64 term, each within
-// kTermTolerance of its own magnitude. `out`, `lp`, `t` hold rows.size() rows of `vocab`.
+// kTermTolerance of its own magnitude. The gradient: every element against kl_grad in fp64
+// with the same g, each within kTermTolerance of its own magnitude. Fed block by block of
+// rows, in row order (the inputs need not be on the host all at once); rows of a block are
+// checked in parallel, and the result does not depend on the blocks or the threads. One
+// object checks one matrix (terms or gradient).
+class ElementChecks {
+ public:
+  explicit ElementChecks(std::int64_t vocab) : vocab_(vocab) {}
+  // `out`, `lp`, `t` (`grad`, `t`) hold `rows` rows of `vocab`, the next ones in order.
+  void add_terms(const float* out, const float* lp, const float* t, std::int64_t rows, bool log_target);
+  void add_gradient(const float* grad, const float* t, std::int64_t rows, bool log_target, double g);
+  Verification terms() const;
+  Verification gradient() const;
+
+  struct Tally {
+    std::int64_t bad = 0, first_bad = -1;  // first_bad: element index over all rows fed
+    double worst_ratio = 0.0, diff_sq = 0.0, ref_sq = 0.0;
+  };
+
+ private:
+  std::int64_t vocab_, rows_ = 0;
+  Tally tally_;
+};
+
+// One block of rows: `rows` rows in `out`, `lp`, `t` (or `grad`, `t`).
 Verification verify_terms(const float* out, const float* lp, const float* t, std::int64_t rows, std::int64_t vocab,
                           bool log_target);
-
-// The gradient: every element of the given rows against kl_grad in fp64 with the same g;
-// each within kTermTolerance of its own magnitude. `grad`, `t` hold rows.size() rows.
 Verification verify_gradient(const float* grad, const float* t, std::int64_t rows, std::int64_t vocab, bool log_target,
                              double g);
 

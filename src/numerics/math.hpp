@@ -21,11 +21,13 @@ using Kokkos::abs;
 using Kokkos::cos;
 using Kokkos::exp;
 using Kokkos::log;
+using Kokkos::sin;
 using Kokkos::sqrt;
 #elif defined(KOKKOS_VERSION)
 using Kokkos::Experimental::cos;
 using Kokkos::Experimental::exp;
 using Kokkos::Experimental::log;
+using Kokkos::Experimental::sin;
 using Kokkos::Experimental::sqrt;
 KOKKOS_INLINE_FUNCTION float abs(float x) { return Kokkos::Experimental::fabs(x); }
 KOKKOS_INLINE_FUNCTION double abs(double x) { return Kokkos::Experimental::fabs(x); }
@@ -34,6 +36,7 @@ using std::abs;
 using std::cos;
 using std::exp;
 using std::log;
+using std::sin;
 using std::sqrt;
 #endif
 

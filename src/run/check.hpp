@@ -3,6 +3,7 @@
 // gradient element by element on those rows.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -10,12 +11,13 @@
 #include "core/problem.hpp"
 #include "host/comm.hpp"
 #include "host/config.hpp"
+#include "host/progress.hpp"
 #include "host/reference.hpp"
 #include "host/variants.hpp"
 #include "host/verify.hpp"
 #include "numerics/reduction.hpp"
-#include "run/host_rows.hpp"
 #include "run/plan.hpp"
+#include "run/row_blocks.hpp"
 
 namespace klmini {
 
@@ -43,9 +45,7 @@ class Checker {
       for (const std::int64_t r : sample_rows(c.tokens, c.sample_rows, c.seed))
         if (r >= mine.begin && r < mine.begin + mine.count) rows_.push_back(r - mine.begin);
     Kokkos::Timer timer;
-    lp_ = rows_on_host(p.lp, rows_);
-    t_ = rows_on_host(p.t, rows_);
-    ref_ = sum_over_ranks(summarize(reference_rows(lp_.data, t_.data, row_count(), c.vocab, c.log_target)), comm);
+    ref_ = reference_of(rows_);
     seconds_ = comm.max(timer.seconds());
   }
 
@@ -69,26 +69,55 @@ class Checker {
   }
 
  private:
-  std::int64_t row_count() const { return static_cast<std::int64_t>(rows_.size()); }
+  using Matrix = typename Problem<Space, T>::Matrix;
+  using OutMatrix = typename Outputs<Space>::Matrix;
+
+  std::int64_t block_rows() const { return rows_per_block(c_.vocab, std::int64_t(std::max(sizeof(T), sizeof(float)))); }
+
+  // The fp64 reference of the given local rows, summed over ranks; the inputs streamed in blocks.
+  ReferenceSummary reference_of(const std::vector<std::int64_t>& rows) const {
+    const std::int64_t count = static_cast<std::int64_t>(rows.size()), block = block_rows();
+    RowStream<Matrix> lp(p_.lp, rows, block), t(p_.t, rows, block);
+    std::vector<RowTotals> totals;
+    totals.reserve(rows.size());
+    Progress progress("fp64 reference", count, comm_.root());
+    for_each_block<Space>(
+        count, block,
+        [&](std::int64_t first, std::int64_t n, const float* lp_rows, const float* t_rows) {
+          const std::vector<RowTotals> part = reference_rows(lp_rows, t_rows, n, c_.vocab, c_.log_target);
+          totals.insert(totals.end(), part.begin(), part.end());
+          progress.update(first + n);
+        },
+        lp, t);
+    return sum_over_ranks(summarize(totals), comm_);
+  }
 
   // The loss (sum of terms) against the reference: full, or estimated from the sample.
   Verification check_loss(double sum) const {
     if (sampled_ && std::isfinite(sum)) return verify_sample(sum, ref_, c_.tokens, scale_, tolerance_);
     if (!sampled_) return verify_full(sum, ref_, scale_, tolerance_);
     // A non-finite loss from a sample cannot be judged: check every row.
-    const std::vector<std::int64_t> all = sample_rows(mine_.count, mine_.count, c_.seed);
-    const HostRows lp_all = rows_on_host(p_.lp, all), t_all = rows_on_host(p_.t, all);
-    const ReferenceSummary every =
-        sum_over_ranks(summarize(reference_rows(lp_all.data, t_all.data, mine_.count, c_.vocab, c_.log_target)), comm_);
-    Verification check = verify_full(sum, every, scale_, tolerance_);
+    Verification check =
+        verify_full(sum, reference_of(sample_rows(mine_.count, mine_.count, c_.seed)), scale_, tolerance_);
     check.detail += " (loss not finite: checked every row)";
     return check;
   }
 
   // The term matrix itself, element by element on the reference rows, beside the sum's check.
   Verification with_matrix(const Verification& sum_check, const Outputs<Space>& out) const {
-    const HostRows out_rows = rows_on_host(out.terms, rows_);
-    Verification m = verify_terms(out_rows.data, lp_.data, t_.data, row_count(), c_.vocab, c_.log_target);
+    const std::int64_t count = static_cast<std::int64_t>(rows_.size()), block = block_rows();
+    RowStream<OutMatrix> terms(out.terms, rows_, block);
+    RowStream<Matrix> lp(p_.lp, rows_, block), t(p_.t, rows_, block);
+    ElementChecks checks(c_.vocab);
+    Progress progress("checking the term matrix", count, comm_.root());
+    for_each_block<Space>(
+        count, block,
+        [&](std::int64_t first, std::int64_t n, const float* terms_rows, const float* lp_rows, const float* t_rows) {
+          checks.add_terms(terms_rows, lp_rows, t_rows, n, c_.log_target);
+          progress.update(first + n);
+        },
+        terms, lp, t);
+    Verification m = checks.terms();
     const bool matrix_ok = comm_.all(m.passed);
     m.relative_error = comm_.max(m.relative_error);
     m.rows_checked = sum_check.rows_checked;
@@ -102,9 +131,19 @@ class Checker {
 
   // Every gradient element of the reference rows, on every rank.
   Verification check_gradient(const Outputs<Space>& out) const {
-    const HostRows grad_rows = rows_on_host(out.grad, rows_);
-    Verification m =
-        verify_gradient(grad_rows.data, t_.data, row_count(), c_.vocab, c_.log_target, double(out.grad_scale));
+    const std::int64_t count = static_cast<std::int64_t>(rows_.size()), block = block_rows();
+    RowStream<OutMatrix> grad(out.grad, rows_, block);
+    RowStream<Matrix> t(p_.t, rows_, block);
+    ElementChecks checks(c_.vocab);
+    Progress progress("checking the gradient", count, comm_.root());
+    for_each_block<Space>(
+        count, block,
+        [&](std::int64_t first, std::int64_t n, const float* grad_rows, const float* t_rows) {
+          checks.add_gradient(grad_rows, t_rows, n, c_.log_target, double(out.grad_scale));
+          progress.update(first + n);
+        },
+        grad, t);
+    Verification m = checks.gradient();
     m.passed = comm_.all(m.passed);
     if (!m.passed) m.detail = "gradient elements outside their bound on some rank (" + m.detail + ")";
     return m;
@@ -118,7 +157,6 @@ class Checker {
   bool sampled_;
   double tolerance_;
   std::vector<std::int64_t> rows_;
-  HostRows lp_, t_;
   ReferenceSummary ref_;
   double seconds_ = 0.0;
 };

@@ -50,11 +50,11 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
   return rec;
 }
 
-// Refuses, before anything is allocated, a run that would overwrite a file or not fit.
+// Refuses, before anything is allocated, a run that would not fit.
 template <class Space>
-void check_fits(const Config& c, const RowRange& mine, const Comm& comm, const std::vector<Variant>& timed) {
-  check_memory(estimate_memory(c, mine.count, comm.size(), is_host_space<Space>(), timed), is_host_space<Space>(),
-               Space::memory_space::name(), space_available_bytes<Space>(), host_available_bytes(), c);
+void check_fits(const Config& c, const MemoryNeed& need) {
+  check_memory(need, is_host_space<Space>(), Space::memory_space::name(), space_available_bytes<Space>(),
+               host_available_bytes(), c);
 }
 
 template <class Space>
@@ -135,13 +135,16 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   const RowRange mine = rows_of_rank(c.tokens, comm.rank(), comm.size());
   Record rec = record_header<Space>(c);
   rec.ranks = comm.size();
+  const std::vector<Variant> timed = timed_variants(c);
+  const MemoryNeed need = estimate_memory(c, mine.count, comm.size(), is_host_space<Space>(), timed);
+  rec.space_bytes = need.space_bytes;
+  rec.host_bytes = need.host_bytes;
   if (announce && comm.root()) announce(rec);
 
   check_output(c);
-  const std::vector<Variant> timed = timed_variants(c);
-  check_fits<Space>(c, mine, comm, timed);
+  check_fits<Space>(c, need);
   Kokkos::Timer setup;
-  const Problem<Space, T> p = make_problem<Space, T>(c, mine.begin, mine.count);
+  const Problem<Space, T> p = make_problem<Space, T>(c, mine.begin, mine.count, comm.root());
   rec.setup_s = comm.max(setup.seconds());
   if (c.validate) validate_inputs(p, mine.begin, comm);
   const Outputs<Space> out = allocate_outputs<Space>(c, mine.count);

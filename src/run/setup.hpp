@@ -4,6 +4,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -14,7 +15,9 @@
 #include "host/config.hpp"
 #include "host/errors.hpp"
 #include "host/npy.hpp"
+#include "host/progress.hpp"
 #include "kernels/term_ops.hpp"
+#include "run/row_blocks.hpp"
 
 namespace klmini {
 
@@ -44,10 +47,24 @@ std::int64_t space_available_bytes() {
   return -1;
 }
 
+// Reads rows of a .npy file in pieces of about kRowBlockBytes, reporting progress on a terminal.
+template <class T>
+void read_npy_rows_with_progress(const std::string& path, const NpyHeader& header, std::int64_t row_begin,
+                                 std::int64_t rows, std::int64_t vocab, T* out, bool root) {
+  const std::int64_t block = rows_per_block(vocab, std::int64_t(sizeof(T)));
+  Progress progress("reading " + path, rows, root);
+  for (std::int64_t first = 0; first < rows; first += block) {
+    const std::int64_t n = std::min(block, rows - first);
+    read_npy_rows(path, header, row_begin + first, n, out + first * vocab);
+    progress.update(first + n);
+  }
+}
+
 // Rows [row_begin, row_begin + rows) of this rank, from the generator or the .npy files, as
-// elements of type T; and the exact log's table when precision = "exact".
+// elements of type T; and the exact log's table when precision = "exact". `root`: this rank
+// may print progress.
 template <class Space, class T = float>
-Problem<Space, T> make_problem(const Config& c, std::int64_t row_begin, std::int64_t rows) {
+Problem<Space, T> make_problem(const Config& c, std::int64_t row_begin, std::int64_t rows, bool root = false) {
   using Matrix = typename Problem<Space, T>::Matrix;
   Problem<Space, T> p;
   p.tokens = rows;
@@ -60,16 +77,19 @@ Problem<Space, T> make_problem(const Config& c, std::int64_t row_begin, std::int
     p.t = allocate_matrix<Matrix>("klmini::t", rows, c.vocab);
     auto lp_host = Kokkos::create_mirror_view(p.lp);
     auto t_host = Kokkos::create_mirror_view(p.t);
-    read_npy_rows(c.log_probs, lp_header, row_begin, rows, lp_host.data());
-    read_npy_rows(c.targets, t_header, row_begin, rows, t_host.data());
+    read_npy_rows_with_progress(c.log_probs, lp_header, row_begin, rows, c.vocab, lp_host.data(), root);
+    read_npy_rows_with_progress(c.targets, t_header, row_begin, rows, c.vocab, t_host.data(), root);
     Kokkos::deep_copy(p.lp, lp_host);
     Kokkos::deep_copy(p.t, t_host);
   } else {
     // Allocated without initialization: the generator's threads touch the pages first.
     p.lp = allocate_matrix<Matrix>("klmini::lp", rows, c.vocab);
     p.t = allocate_matrix<Matrix>("klmini::t", rows, c.vocab);
-    generate_softmax_rows<Space>(p.lp, row_begin, c.vocab, c.seed, Stream::log_probs, true);
-    generate_softmax_rows<Space>(p.t, row_begin, c.vocab, c.seed, Stream::targets, c.log_target);
+    Progress progress("generating inputs", 2 * rows, root);
+    generate_softmax_rows<Space>(p.lp, row_begin, c.vocab, c.seed, Stream::log_probs, true,
+                                 [&](std::int64_t done) { progress.update(done); });
+    generate_softmax_rows<Space>(p.t, row_begin, c.vocab, c.seed, Stream::targets, c.log_target,
+                                 [&](std::int64_t done) { progress.update(rows + done); });
   }
   if (c.precision == Precision::exact) {
     p.exact = true;

@@ -32,11 +32,20 @@ TEST_CASE("the memory estimate counts every array a run allocates") {
   const double flush = klmini::kTimerFlushBytes;  // a device timer's L2 flush buffer
   CHECK(flush == 256.0 * 1024 * 1024);
   CHECK(device.space_bytes == 2 * m + flush);
-  CHECK(device.host_bytes == 2 * m);  // the full reference's copies
+  // Verification streams blocks of rows: 3 matrices x (2 staging + 1 fp32) blocks, each no
+  // larger than the matrix (1 MB here), not a copy of the inputs.
+  CHECK(device.host_bytes == 9 * m);
   c.reduction = klmini::Reduction::none;
   c.variant = "fused";
   CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).space_bytes == 3 * m + flush);
-  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).host_bytes == 3 * m);
+  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).host_bytes == 9 * m);
+  c.output = "terms.npy";  // the term matrix written: one host copy of it
+  CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).host_bytes == 10 * m);
+  c.output.clear();
+  c.tokens = 1000000;  // 1 GB per matrix: the blocks stay at their fixed size
+  CHECK(klmini::estimate_memory(c, 1000000, 1, false, kWithKokkosKernels).host_bytes ==
+        9.0 * double(klmini::kRowBlockBytes));
+  c.tokens = 1000;
   c.reduction = klmini::Reduction::batchmean;
   c.log_target = true;
   c.variant = "all";
@@ -52,7 +61,7 @@ TEST_CASE("the memory estimate counts every array a run allocates") {
   CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).space_bytes == 4 * m);  // + the gradient
 }
 
-TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 copies for the reference") {
+TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 blocks for the reference") {
   klmini::Config c;
   c.tokens = 1000;
   c.vocab = 250;
@@ -60,10 +69,10 @@ TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 copies for the
   const double m = 1000.0 * 250 * 4;  // one fp32 matrix
   const auto host = klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels);
   CHECK(host.space_bytes == m);     // lp and t at 2 bytes each
-  CHECK(host.host_bytes == 2 * m);  // the reference reads fp32 copies
+  CHECK(host.host_bytes == 9 * m);  // the reference reads fp32 blocks
   const auto device = klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels);
   CHECK(device.space_bytes == m + klmini::kTimerFlushBytes);
-  CHECK(device.host_bytes == 2 * m + m / 2);  // fp32 copies, and one input staged for conversion
+  CHECK(device.host_bytes == 9 * m);  // staged and converted block by block
   c.gradient = true;
   CHECK(klmini::estimate_memory(c, 1000, 1, false, kWithKokkosKernels).space_bytes ==
         2 * m + klmini::kTimerFlushBytes);  // + the fp32 gradient

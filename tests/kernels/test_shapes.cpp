@@ -23,7 +23,7 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
     const auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
     const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
-    const auto ref = klmini::reference_rows(lp.data, t.data, c.tokens, c.vocab, false);
+    const auto ref = klmini::reference_rows(lp.data(), t.data(), c.tokens, c.vocab, false);
     const klmini::Result<Space> r("r");
     const int recommended = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
                                 .team_size_recommended(GridStride<Space, 4, T, Op>{}, Kokkos::ParallelReduceTag());

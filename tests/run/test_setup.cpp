@@ -1,4 +1,4 @@
-// Where a run's inputs come from (src/run/setup.hpp, src/run/host_rows.hpp): .npy files give the
+// Where a run's inputs come from (src/run/setup.hpp, src/run/row_blocks.hpp): .npy files give the
 // loss of the generated data they hold, and bf16 and fp16 inputs are generated in their dtype,
 // read from '<u2' and '<f2' files, copied to the host widened and verified on the rounded values.
 // Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
@@ -103,8 +103,7 @@ void check_16_bit_inputs(klmini::DType dtype) {
   const auto picked = klmini::rows_on_host(p.t, some_rows);
   const auto every = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
   for (std::size_t k = 0; k < some_rows.size(); ++k)
-    for (std::int64_t j = 0; j < c.vocab; ++j)
-      REQUIRE(picked.data[k * c.vocab + j] == every.data[some_rows[k] * c.vocab + j]);
+    for (std::int64_t j = 0; j < c.vocab; ++j) REQUIRE(picked[k * c.vocab + j] == every[some_rows[k] * c.vocab + j]);
   // A sampled run: 5 of the 6 rows (an estimate from fewer rows has too few degrees of
   // freedom for its 6-sigma bound to mean much).
   klmini::Config sampled = none;
