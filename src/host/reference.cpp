@@ -11,17 +11,13 @@ namespace klmini {
 
 namespace {
 
-struct SeriesLog {
-  double operator()(double x) const { return math::series_log(x); }
-};
-
 // One row's totals, in one loop the host compiler vectorizes (the fp64 sums reassociated).
 template <bool LogTarget>
 RowTotals row_totals(const float* lp, const float* t, std::int64_t vocab) {
   double sum = 0.0, magnitude = 0.0;
 #pragma omp simd reduction(+ : sum, magnitude)
   for (std::int64_t j = 0; j < vocab; ++j) {
-    const auto tm = kl_term_and_magnitude(SeriesLog{}, double(t[j]), double(lp[j]), LogTarget);
+    const auto tm = kl_term_and_magnitude(math::SeriesLog{}, double(t[j]), double(lp[j]), LogTarget);
     sum += tm.term;
     magnitude += tm.magnitude;
   }

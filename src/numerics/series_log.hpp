@@ -51,4 +51,9 @@ inline double series_log(double x) {
   return x != x ? x : r;  // NaN in, NaN out
 }
 
+// As a functor, for kl_term_and_magnitude (semantics.hpp).
+struct SeriesLog {
+  double operator()(double x) const { return series_log(x); }
+};
+
 }  // namespace klmini::math
