@@ -1,8 +1,9 @@
 // Seeded inputs like the seed benchmark's: lp = log_softmax(randn), t = softmax(randn)
 // (or log_softmax(randn) when targets are log-probabilities), computed in fp64 and rounded to
-// the matrix's element type on the execution space. Every value is a pure function
-// of (seed, stream, global row, column), so a deck gives the same data on every backend and
-// for every split of the rows across ranks.
+// the matrix's element type on the execution space. Every value is a pure function of (seed,
+// stream, global row, column, vocab), computed with the project's own branch-free log, exp,
+// sine and cosine (no libm), in a fixed order of sums: a deck gives the same data on every
+// backend and for every split of the rows across ranks, and hosts vectorize the generator.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -10,9 +11,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <type_traits>
 
 #include "numerics/dtype.hpp"
 #include "numerics/math.hpp"
+#include "numerics/series_exp.hpp"
+#include "numerics/series_log.hpp"
 
 namespace klmini {
 
@@ -26,108 +30,206 @@ KOKKOS_INLINE_FUNCTION std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Uniform in the open interval (0, 1), 53 random bits.
+// Uniform in the open interval (0, 1): (k + 1/2) 2^-52 for the top 52 bits k of the mix, built
+// from the bits (exactly; AVX2 has no uint64 -> double conversion, which would keep it scalar).
 KOKKOS_INLINE_FUNCTION double uniform(std::uint64_t key) {
-  return (double(mix(key) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+  return (double_of(0x3FF0000000000000ull | (mix(key) >> 12)) - 1.0) + 0x1p-53;
 }
 
-// Two standard normals by Box-Muller from the two uniforms keyed by (seed, stream, pair):
-// elements 2 * pair and 2 * pair + 1 of the stream. Both come from one log, one square root
-// and one sine/cosine pair. |z| < 8.7 (the smallest uniform is 2^-54).
+// cos(2 pi u) and sin(2 pi u) for u in [0, 1): 4u = q + f with q the nearest integer (exact:
+// u is a multiple of 2^-53), so the angle f pi/2 lies in [-pi/4, pi/4], where the Taylor
+// series up to a^15/15! and a^16/16! are within 2^-60; the quadrant q swaps and negates them.
+struct CosSin {
+  double cos, sin;
+};
+KOKKOS_INLINE_FUNCTION CosSin cos_sin_turns(double u) {
+  constexpr double kHalfPi = 1.5707963267948966;
+  constexpr double kShifter = 6755399441055744.0;  // 1.5 * 2^52: adding it rounds to an integer
+  const double t = 4.0 * u;
+  const double q = (t + kShifter) - kShifter;
+  const double a = (t - q) * kHalfPi, a2 = a * a;
+  double s = -1.0 / 1307674368000.0;  // -1/15!
+  s = s * a2 + 1.0 / 6227020800.0;
+  s = s * a2 - 1.0 / 39916800.0;
+  s = s * a2 + 1.0 / 362880.0;
+  s = s * a2 - 1.0 / 5040.0;
+  s = s * a2 + 1.0 / 120.0;
+  s = s * a2 - 1.0 / 6.0;
+  const double sin_a = a + a * a2 * s;
+  double c = 1.0 / 20922789888000.0;  // 1/16!
+  c = c * a2 - 1.0 / 87178291200.0;
+  c = c * a2 + 1.0 / 479001600.0;
+  c = c * a2 - 1.0 / 3628800.0;
+  c = c * a2 + 1.0 / 40320.0;
+  c = c * a2 - 1.0 / 720.0;
+  c = c * a2 + 1.0 / 24.0;
+  c = c * a2 - 0.5;
+  const double cos_a = 1.0 + a2 * c;
+  // Quadrant q = 0..4 (4 is 0 again): cos(a + q pi/2), sin(a + q pi/2).
+  const bool swap = q == 1.0 || q == 3.0;
+  const double cos_q = swap ? sin_a : cos_a, sin_q = swap ? cos_a : sin_a;
+  return {(q == 1.0 || q == 2.0) ? -cos_q : cos_q, (q == 2.0 || q == 3.0) ? -sin_q : sin_q};
+}
+
+// Two standard normals by Box-Muller from the two uniforms keyed by `key` and `key + 1`: one
+// log, one square root and one sine/cosine pair. |z| < 8.6 (the smallest uniform is 2^-53).
 struct NormalPair {
   double even, odd;
 };
-KOKKOS_INLINE_FUNCTION NormalPair normal_pair(std::uint64_t stream_key, std::uint64_t pair) {
-  const std::uint64_t key = stream_key + 2 * pair;
+KOKKOS_INLINE_FUNCTION NormalPair normal_pair(std::uint64_t key) {
   const double u1 = uniform(key), u2 = uniform(key + 1);
-  const double radius = math::sqrt(-2.0 * math::log(u1)), angle = 6.283185307179586 * u2;
-  return {radius * math::cos(angle), radius * math::sin(angle)};
+  const double radius = math::sqrt(-2.0 * math::series_log(u1));
+  const CosSin angle = cos_sin_turns(u2);
+  return {radius * angle.cos, radius * angle.sin};
 }
 
 KOKKOS_INLINE_FUNCTION std::uint64_t stream_key(std::uint64_t seed, std::uint64_t stream) {
   return mix(seed ^ mix(stream));
 }
 
-// Element `index` of the stream.
-KOKKOS_INLINE_FUNCTION double normal(std::uint64_t stream_key, std::uint64_t index) {
-  const NormalPair z = normal_pair(stream_key, index >> 1);
-  return (index & 1) ? z.odd : z.even;
+// Columns 2p and 2p + 1 of a row share pair p; a row of v columns has (v + 1) / 2 pairs (the
+// odd half of the last one is unused when v is odd), and the rows' pairs follow each other.
+KOKKOS_INLINE_FUNCTION std::uint64_t row_key(std::uint64_t stream_key, std::uint64_t row, std::uint64_t pairs_per_row) {
+  return stream_key + 2 * row * pairs_per_row;
+}
+KOKKOS_INLINE_FUNCTION NormalPair normal_pair(std::uint64_t row_key, std::uint64_t pair) {
+  return normal_pair(row_key + 2 * pair);
 }
 
 }  // namespace rng
 
 enum class Stream : std::uint64_t { log_probs = 1, targets = 2 };
 
-// A row's normalizer is the fp64 sum of exp(z) over fixed chunks of this many columns, each
-// summed left to right, then the chunk sums left to right: the same order on every backend,
-// whatever its parallelism (no max shift is needed: exp(z) < 6e3).
+// log_softmax(z) = z - log(s) and softmax(z) = exp(z) * (1/s), where s, a row's sum of exp(z),
+// is the fp64 sum over chunks of this many columns, then the chunk sums left to right. Within a chunk, column j goes to
+// lane j mod kGenerateLanes; each lane sums its columns left to right, then the lanes are added in order. The same
+// order on every backend, whatever its parallelism and vector width (no max shift is needed: exp(z) < 6e3).
 inline constexpr std::int64_t kGenerateChunk = 256;
+inline constexpr int kGenerateLanes = 8;
 // Rows are generated in batches of about this many elements (a progress report in between).
 inline constexpr std::int64_t kGenerateBatchElements = std::int64_t(1) << 26;
+// Host spaces keep a row's logits in a buffer per thread (8 bytes a column) up to this vocab.
+inline constexpr std::int64_t kGenerateRowBufferMaxVocab = std::int64_t(1) << 20;
+
+// How rows are generated: by rows, each one's logits computed once into a buffer with
+// vectorizable loops (hosts), or in three parallel passes over (row, chunk) and (row, pair)
+// items that compute the logits twice (devices, and hosts for rows too long to buffer).
+enum class GenerateSchedule { automatic, rows, passes };
 
 // Fills rows [0, rows) of `out` with log_softmax (as_log = true) or softmax of standard normal
-// logits; local row r is global row row_offset + r. Three parallel passes per batch of rows:
-// the chunks' sums of exp(z), each row's log normalizer, then every element (z computed again:
-// cheaper than storing it). `progress(rows_done)` is called after each batch.
+// logits; local row r is global row row_offset + r. `progress(rows_done)` is called after each
+// batch of rows.
 template <class Space, class Matrix>
 void generate_softmax_rows(const Matrix& out, std::int64_t row_offset, std::int64_t vocab, std::uint64_t seed,
                            Stream stream, bool as_log,
-                           const std::function<void(std::int64_t)>& progress = std::function<void(std::int64_t)>()) {
+                           const std::function<void(std::int64_t)>& progress = std::function<void(std::int64_t)>(),
+                           GenerateSchedule schedule = GenerateSchedule::automatic) {
   using T = typename Matrix::non_const_value_type;
   using Index = Kokkos::IndexType<std::int64_t>;
   const std::int64_t rows = static_cast<std::int64_t>(out.extent(0));
   if (rows == 0 || vocab == 0) return;
+  if (schedule == GenerateSchedule::automatic) {
+    const bool host = std::is_same<typename Space::memory_space, Kokkos::HostSpace>::value;
+    schedule = host && vocab <= kGenerateRowBufferMaxVocab ? GenerateSchedule::rows : GenerateSchedule::passes;
+  }
   const std::uint64_t key = rng::stream_key(seed, static_cast<std::uint64_t>(stream));
+  const std::int64_t pairs_per_row = (vocab + 1) / 2;
   const std::int64_t chunks = (vocab + kGenerateChunk - 1) / kGenerateChunk;
   const std::int64_t batch = std::max<std::int64_t>(1, std::min(rows, kGenerateBatchElements / vocab));
-  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> chunk_sums(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_chunk_sums"), batch, chunks);
-  Kokkos::View<double*, typename Space::memory_space> log_norm(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_log_norm"), batch);
+  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> chunk_sums;
+  Kokkos::View<double*, typename Space::memory_space> normalizer;  // log(sum) for log_softmax, 1/sum for softmax
+  if (schedule == GenerateSchedule::passes) {
+    chunk_sums = decltype(chunk_sums)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_chunk_sums"),
+                                      batch, chunks);
+    normalizer =
+        decltype(normalizer)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_normalizer"), batch);
+  }
   for (std::int64_t first = 0; first < rows; first += batch) {
     const std::int64_t count = std::min(batch, rows - first);
-    const std::uint64_t first_index = std::uint64_t(row_offset + first) * std::uint64_t(vocab);
-    Kokkos::parallel_for(
-        "klmini::generate_chunk_sums", Kokkos::RangePolicy<Space, Index>(0, count * chunks),
-        KOKKOS_LAMBDA(const std::int64_t i) {
-          const std::int64_t r = i / chunks, c = i % chunks;
-          const std::int64_t begin = c * kGenerateChunk,
-                             end = begin + kGenerateChunk < vocab ? begin + kGenerateChunk : vocab;
-          const std::uint64_t base = first_index + std::uint64_t(r) * std::uint64_t(vocab);
-          double sum = 0.0;
-          std::int64_t j = begin;
-          if ((base + j) & 1) sum += math::exp(rng::normal(key, base + j++));
-          for (; j + 1 < end; j += 2) {
-            const rng::NormalPair z = rng::normal_pair(key, (base + j) >> 1);
-            sum += math::exp(z.even);
-            sum += math::exp(z.odd);
-          }
-          if (j < end) sum += math::exp(rng::normal(key, base + j));
-          chunk_sums(r, c) = sum;
-        });
-    Kokkos::parallel_for(
-        "klmini::generate_log_norm", Kokkos::RangePolicy<Space, Index>(0, count), KOKKOS_LAMBDA(const std::int64_t r) {
-          double sum = 0.0;
-          for (std::int64_t c = 0; c < chunks; ++c) sum += chunk_sums(r, c);
-          log_norm(r) = math::log(sum);
-        });
-    // One work item per pair of the stream that meets these rows (a pair can straddle two rows).
-    const std::uint64_t first_pair = first_index >> 1;
-    const std::uint64_t end_index = first_index + std::uint64_t(count) * std::uint64_t(vocab);
-    const std::int64_t pairs = std::int64_t(((end_index + 1) >> 1) - first_pair);
-    Kokkos::parallel_for(
-        "klmini::generate_write", Kokkos::RangePolicy<Space, Index>(0, pairs), KOKKOS_LAMBDA(const std::int64_t k) {
-          const std::uint64_t pair = first_pair + std::uint64_t(k);
-          const rng::NormalPair z = rng::normal_pair(key, pair);
-          for (int half = 0; half < 2; ++half) {
-            const std::uint64_t index = 2 * pair + std::uint64_t(half);
-            if (index < first_index || index >= end_index) continue;
-            const std::int64_t local = std::int64_t(index - first_index);
-            const std::int64_t r = local / vocab, j = local % vocab;
-            const double log_p = (half ? z.odd : z.even) - log_norm(r);
-            out(first + r, j) = from_double<T>(as_log ? log_p : math::exp(log_p));
-          }
-        });
+    const std::uint64_t first_row = std::uint64_t(row_offset + first);
+    if (schedule == GenerateSchedule::rows) {
+      using Policy = Kokkos::TeamPolicy<Space, Index>;
+      using Buffer = Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+      const std::size_t buffer_bytes = Buffer::shmem_size(2 * pairs_per_row);
+      Kokkos::parallel_for(
+          "klmini::generate_rows", Policy(count, 1).set_scratch_size(1, Kokkos::PerTeam(buffer_bytes)),
+          KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+            const std::int64_t r = team.league_rank();
+            const Buffer z(team.team_scratch(1), 2 * pairs_per_row);
+            const std::uint64_t row = rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row);
+            for (std::int64_t p = 0; p < pairs_per_row; ++p) {
+              const rng::NormalPair zp = rng::normal_pair(row, std::uint64_t(p));
+              z(2 * p) = zp.even;
+              z(2 * p + 1) = zp.odd;
+            }
+            double sum = 0.0;
+            for (std::int64_t begin = 0; begin < vocab; begin += kGenerateChunk) {
+              const std::int64_t end = begin + kGenerateChunk < vocab ? begin + kGenerateChunk : vocab;
+              double lane[kGenerateLanes] = {};
+              std::int64_t j = begin;
+              for (; j + kGenerateLanes <= end; j += kGenerateLanes) {
+                for (int l = 0; l < kGenerateLanes; ++l) {
+                  const double e = math::series_exp(z(j + l));
+                  lane[l] += e;
+                  if (!as_log) z(j + l) = e;  // softmax needs exp(z), not z
+                }
+              }
+              for (int l = 0; j < end; ++j, ++l) {
+                const double e = math::series_exp(z(j));
+                lane[l] += e;
+                if (!as_log) z(j) = e;
+              }
+              double chunk = lane[0];
+              for (int l = 1; l < kGenerateLanes; ++l) chunk += lane[l];
+              sum += chunk;
+            }
+            if (as_log) {
+              const double ln = math::series_log(sum);
+              for (std::int64_t j = 0; j < vocab; ++j) out(first + r, j) = from_double<T>(z(j) - ln);
+            } else {
+              const double inverse = 1.0 / sum;
+              for (std::int64_t j = 0; j < vocab; ++j) out(first + r, j) = from_double<T>(z(j) * inverse);
+            }
+          });
+    } else {
+      Kokkos::parallel_for(
+          "klmini::generate_chunk_sums", Kokkos::RangePolicy<Space, Index>(0, count * chunks),
+          KOKKOS_LAMBDA(const std::int64_t i) {
+            const std::int64_t r = i / chunks, begin = (i % chunks) * kGenerateChunk;
+            const std::int64_t end = begin + kGenerateChunk < vocab ? begin + kGenerateChunk : vocab;
+            const std::uint64_t row = rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row);
+            double lane[kGenerateLanes] = {};
+            for (std::int64_t j = begin; j < end; j += kGenerateLanes) {
+              for (int l = 0; l < kGenerateLanes; l += 2) {  // columns j + l and j + l + 1: one pair
+                if (j + l >= end) continue;
+                const rng::NormalPair zp = rng::normal_pair(row, std::uint64_t((j + l) / 2));
+                lane[l] += math::series_exp(zp.even);
+                if (j + l + 1 < end) lane[l + 1] += math::series_exp(zp.odd);
+              }
+            }
+            double chunk = lane[0];
+            for (int l = 1; l < kGenerateLanes; ++l) chunk += lane[l];
+            chunk_sums(r, i % chunks) = chunk;
+          });
+      Kokkos::parallel_for(
+          "klmini::generate_normalizer", Kokkos::RangePolicy<Space, Index>(0, count),
+          KOKKOS_LAMBDA(const std::int64_t r) {
+            double sum = 0.0;
+            for (std::int64_t c = 0; c < chunks; ++c) sum += chunk_sums(r, c);
+            normalizer(r) = as_log ? math::series_log(sum) : 1.0 / sum;
+          });
+      Kokkos::parallel_for(
+          "klmini::generate_write", Kokkos::RangePolicy<Space, Index>(0, count * pairs_per_row),
+          KOKKOS_LAMBDA(const std::int64_t k) {
+            const std::int64_t r = k / pairs_per_row, j = 2 * (k % pairs_per_row);
+            const rng::NormalPair zp =
+                rng::normal_pair(rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row), std::uint64_t(j / 2));
+            const double n = normalizer(r);
+            out(first + r, j) = from_double<T>(as_log ? zp.even - n : math::series_exp(zp.even) * n);
+            if (j + 1 < vocab)
+              out(first + r, j + 1) = from_double<T>(as_log ? zp.odd - n : math::series_exp(zp.odd) * n);
+          });
+    }
     if (progress) {
       Space().fence();
       progress(first + count);

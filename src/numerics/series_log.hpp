@@ -1,6 +1,7 @@
-// A branch-free fp64 natural logarithm that host compilers vectorize: the fp64 reference's log.
-// It shares no code with the kernels' logs (vector_logf, exact_log), so the reference stays an
-// independent check of them. x = 2^e * m with m in [sqrt(1/2), sqrt(2)), s = (m - 1) / (m + 1),
+// A branch-free fp64 natural logarithm that host compilers vectorize: the fp64 reference's log,
+// and the input generator's (core/generate.hpp), on hosts and devices alike. It shares no code
+// with the kernels' logs (vector_logf, exact_log), so the reference stays an independent check
+// of them. x = 2^e * m with m in [sqrt(1/2), sqrt(2)), s = (m - 1) / (m + 1),
 // log(m) = 2 atanh(s) = 2 (s + s^3/3 + s^5/5 + ...): |s| <= 0.1716, so the terms up to s^23/23
 // leave a truncation error below 2^-60 of the result; log(x) = e ln2 + log(m) with ln2 split in
 // two. Within 2 ulp of the correctly rounded log (tests/numerics). Special values as log's:
@@ -12,9 +13,13 @@
 
 #include "numerics/bit_cast.hpp"
 
+#ifndef KOKKOS_INLINE_FUNCTION
+#define KOKKOS_INLINE_FUNCTION inline
+#endif
+
 namespace klmini::math {
 
-inline double series_log(double x) {
+KOKKOS_INLINE_FUNCTION double series_log(double x) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01;  // ln 2 with the low 32 bits clear
   constexpr double kLn2Lo = 1.90821492927058770002e-10;  // ln 2 - kLn2Hi
   constexpr double kMinNormal = 2.2250738585072014e-308;
