@@ -1,6 +1,10 @@
 #include "host/comm.hpp"
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
 
 #ifdef KLMINI_HAVE_MPI
 #include <mpi.h>
@@ -16,8 +20,37 @@ bool mpi_compiled_in() {
 #endif
 }
 
+bool started_by_mpi_launcher() {
+  // What mpiexec/mpirun (Open MPI, MPICH, Intel MPI, MVAPICH), srun, Cray's and Flux's launchers
+  // put in their processes' environments.
+  static const char* const kLauncherVariables[] = {
+      "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",    "PMI_RANK",    "PMI_SIZE",    "PMI_FD",        "MPI_LOCALNRANKS",
+      "MV2_COMM_WORLD_SIZE",  "SLURM_PROCID", "ALPS_APP_PE", "PALS_RANKID", "FLUX_TASK_RANK"};
+  for (const char* name : kLauncherVariables)
+    if (std::getenv(name)) return true;
+  return false;
+}
+
+bool mpi_wanted() {
+  const char* choice = std::getenv("KLMINI_MPI_INIT");
+  if (!choice || !*choice) return started_by_mpi_launcher();
+  if (std::strcmp(choice, "1") == 0) return true;
+  if (std::strcmp(choice, "0") == 0) return false;
+  throw std::invalid_argument(std::string("KLMINI_MPI_INIT must be 0 or 1 (or unset), not '") + choice + "'");
+}
+
 MpiSession::MpiSession(int& argc, char**& argv) {
 #ifdef KLMINI_HAVE_MPI
+  // A process started without a launcher is a single rank: Open MPI's singleton start (it spawns
+  // a daemon) would cost it ~0.3 s for nothing.
+  bool wanted = false;
+  try {
+    wanted = mpi_wanted();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "klmini: %s\n", e.what());
+    std::exit(2);  // bad input, before anything has started
+  }
+  if (!wanted) return;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 #else
@@ -28,9 +61,10 @@ MpiSession::MpiSession(int& argc, char**& argv) {
 
 MpiSession::~MpiSession() {
 #ifdef KLMINI_HAVE_MPI
-  int finalized = 0;
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (!finalized) MPI_Finalize();
+  if (initialized && !finalized) MPI_Finalize();
 #endif
 }
 

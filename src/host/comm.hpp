@@ -8,6 +8,8 @@
 namespace klmini {
 
 // MPI's lifetime: initialized before Kokkos and finalized after it (construct this first in main).
+// MPI is initialized when mpi_wanted(): the environment shows an MPI launcher, or
+// KLMINI_MPI_INIT=1 (KLMINI_MPI_INIT=0: never). A bad KLMINI_MPI_INIT ends the process (exit 2).
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv);
@@ -44,5 +46,8 @@ struct RowRange {
 RowRange rows_of_rank(std::int64_t tokens, int rank, int size);
 
 bool mpi_compiled_in();
+bool started_by_mpi_launcher();
+// Throws std::invalid_argument for a KLMINI_MPI_INIT other than 0, 1 or empty.
+bool mpi_wanted();
 
 }  // namespace klmini

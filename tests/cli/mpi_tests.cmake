@@ -40,3 +40,11 @@ foreach(kind generate none npy grad bf16_exact)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/mpi_compare.py ${_mpi_dir} ${kind})
   set_tests_properties(mpi/${kind}_same_loss PROPERTIES FIXTURES_REQUIRED mpi_${kind})
 endforeach()
+
+# Started without a launcher, klmini skips MPI_Init; KLMINI_MPI_INIT=1 forces MPI's singleton start.
+add_test(NAME mpi/singleton_forced COMMAND $<TARGET_FILE:klmini> ${PROJECT_SOURCE_DIR}/inputs/ci.toml
+         WORKING_DIRECTORY ${_mpi_dir})
+set_tests_properties(mpi/singleton_forced PROPERTIES ENVIRONMENT "${_mpi_env};KLMINI_MPI_INIT=1"
+                     PASS_REGULAR_EXPRESSION "Verification: PASSED")
+klmini_cli_test(mpi_init_bad 2 "KLMINI_MPI_INIT must be 0 or 1 \\(or unset\\), not 'yes'" --version)
+set_property(TEST cli/mpi_init_bad APPEND PROPERTY ENVIRONMENT "KLMINI_MPI_INIT=yes")

@@ -1,0 +1,81 @@
+// How ranks are found (src/host/comm.cpp): MPI is started under a launcher or when KLMINI_MPI_INIT=1,
+// never when KLMINI_MPI_INIT=0; the rows are split in contiguous, nearly equal ranges.
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "host/comm.hpp"
+
+namespace {
+
+// Sets (or, with nullopt, removes) environment variables for one scope and restores them after.
+class ScopedEnvironment {
+ public:
+  void set(const std::string& name, std::optional<std::string> value) {
+    const char* old = std::getenv(name.c_str());
+    saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+    apply(name, value);
+  }
+  ~ScopedEnvironment() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) apply(it->first, it->second);
+  }
+
+ private:
+  static void apply(const std::string& name, const std::optional<std::string>& value) {
+    if (value)
+      setenv(name.c_str(), value->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+const char* const kLauncherVariables[] = {
+    "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",    "PMI_RANK",    "PMI_SIZE",    "PMI_FD",        "MPI_LOCALNRANKS",
+    "MV2_COMM_WORLD_SIZE",  "SLURM_PROCID", "ALPS_APP_PE", "PALS_RANKID", "FLUX_TASK_RANK"};
+
+}  // namespace
+
+TEST_CASE("MPI is started under a launcher or when KLMINI_MPI_INIT=1, never when KLMINI_MPI_INIT=0") {
+  ScopedEnvironment env;
+  for (const char* name : kLauncherVariables) env.set(name, std::nullopt);
+  env.set("KLMINI_MPI_INIT", std::nullopt);
+  CHECK_FALSE(klmini::started_by_mpi_launcher());
+  CHECK_FALSE(klmini::mpi_wanted());
+  for (const char* name : kLauncherVariables) {
+    ScopedEnvironment one;
+    one.set(name, "0");
+    INFO(name);
+    CHECK(klmini::started_by_mpi_launcher());
+    CHECK(klmini::mpi_wanted());
+    one.set("KLMINI_MPI_INIT", "0");
+    CHECK_FALSE(klmini::mpi_wanted());
+  }
+  env.set("KLMINI_MPI_INIT", "1");
+  CHECK(klmini::mpi_wanted());
+  env.set("KLMINI_MPI_INIT", "");  // empty: as if unset
+  CHECK_FALSE(klmini::mpi_wanted());
+  env.set("KLMINI_MPI_INIT", "yes");
+  CHECK_THROWS_WITH(klmini::mpi_wanted(), "KLMINI_MPI_INIT must be 0 or 1 (or unset), not 'yes'");
+}
+
+TEST_CASE("rows are split across ranks in contiguous ranges, the first tokens % size one row longer") {
+  for (const std::int64_t tokens : {std::int64_t(0), std::int64_t(1), std::int64_t(37), std::int64_t(1000)}) {
+    for (int size = 1; size <= 5; ++size) {
+      std::int64_t next = 0;
+      for (int rank = 0; rank < size; ++rank) {
+        const klmini::RowRange r = klmini::rows_of_rank(tokens, rank, size);
+        INFO(tokens << " rows, rank " << rank << " of " << size);
+        CHECK(r.begin == next);
+        CHECK(r.count == tokens / size + (rank < tokens % size ? 1 : 0));  // the first ranks take the extra rows
+        next = r.begin + r.count;
+      }
+      CHECK(next == tokens);
+    }
+  }
+}
