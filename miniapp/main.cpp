@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <stdlib.h>  // setenv
+
 #include <algorithm>
 #include <cstring>
 #include <iostream>
@@ -17,6 +19,7 @@
 #include "host/comm.hpp"
 #include "host/config.hpp"
 #include "host/errors.hpp"
+#include "host/kokkos_args.hpp"
 #include "host/report.hpp"
 #include "run/backends.hpp"
 
@@ -54,20 +57,16 @@ int main(int argc, char* argv[]) {
     return code;
   };
   // --kokkos-* arguments belong to Kokkos; everything else is klmini's.
-  std::vector<char*> kokkos_argv = {argv[0]};
-  std::vector<std::string> own_args;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--kokkos-", 9) == 0)
-      kokkos_argv.push_back(argv[i]);
-    else
-      own_args.emplace_back(argv[i]);
-  }
+  std::vector<std::string> kokkos_given, own_args;
+  for (int i = 1; i < argc; ++i)
+    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_given : own_args).emplace_back(argv[i]);
 
   Arguments args;
   CLI::App app{
       "klmini: KL-divergence loss (PyTorch kl_div semantics) as one fused Kokkos parallel_reduce.\n"
       "Runs the embedded default deck when no DECK is given. Arguments starting with --kokkos-\n"
-      "(e.g. --kokkos-num-threads=4, --kokkos-device-id=1) are passed to Kokkos.\n"
+      "(--kokkos-num-threads=4, --kokkos-device-id=1, --kokkos-help, ...) are checked and passed to\n"
+      "Kokkos in the spelling its release reads.\n"
       "Exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 runtime error.",
       "klmini"};
   app.add_option("DECK", args.deck, "TOML input deck (paths inside are relative to its folder)")
@@ -86,6 +85,22 @@ int main(int argc, char* argv[]) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitBadInput;
   }
+  klmini::KokkosArguments kokkos_args;
+  try {
+    kokkos_args = klmini::adapt_kokkos_arguments(kokkos_given, KOKKOS_VERSION);
+  } catch (const klmini::InputError& e) {
+    return fail(kExitBadInput, std::string("error: ") + e.what());
+  }
+  for (const auto& [name, value] : kokkos_args.environment) setenv(name.c_str(), value.c_str(), 0);
+  std::vector<char*> kokkos_argv = {argv[0]};
+  for (std::string& a : kokkos_args.args) kokkos_argv.push_back(a.data());
+  int kokkos_argc = static_cast<int>(kokkos_argv.size());
+  kokkos_argv.push_back(nullptr);
+  const auto start_kokkos = [&]() { return std::make_unique<Kokkos::ScopeGuard>(kokkos_argc, kokkos_argv.data()); };
+  if (kokkos_args.help) {  // Kokkos prints its help while it starts; nothing is run
+    start_kokkos();
+    return 0;
+  }
   if (args.show_keys) {
     if (comm.root())
       for (const auto& k : klmini::deck_keys()) std::cout << k << "\n";
@@ -100,11 +115,9 @@ int main(int argc, char* argv[]) {
     return fail(kExitBadInput, std::string("error: ") + e.what());
   }
 
-  int kokkos_argc = static_cast<int>(kokkos_argv.size());
-  kokkos_argv.push_back(nullptr);
   std::unique_ptr<Kokkos::ScopeGuard> kokkos;
   try {  // e.g. a Cuda build on a machine without a GPU
-    kokkos = std::make_unique<Kokkos::ScopeGuard>(kokkos_argc, kokkos_argv.data());
+    kokkos = start_kokkos();
   } catch (const std::exception& e) {
     return fail(kExitRuntimeError, std::string("cannot initialize Kokkos: ") + e.what());
   }

@@ -2,11 +2,12 @@
 # and a regular expression on stdout+stderr (tests/cli/expect.cmake).
 set(_cli_dir ${CMAKE_CURRENT_BINARY_DIR}/cli)
 file(MAKE_DIRECTORY ${_cli_dir})
-# Files named in KLMINI_CLI_FRESH (set around a call) are removed before the run.
+# Files named in KLMINI_CLI_FRESH (set around a call) are removed before the run; output that
+# matches KLMINI_CLI_FORBID (set around a call) fails the test.
 function(klmini_cli_test name expected_rc regex)
   add_test(NAME cli/${name}
            COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:klmini> -DEXPECTED_RC=${expected_rc}
-                   "-DREGEX=${regex}" "-DARGS=${ARGN}" "-DFRESH=${KLMINI_CLI_FRESH}"
+                   "-DREGEX=${regex}" "-DARGS=${ARGN}" "-DFRESH=${KLMINI_CLI_FRESH}" "-DFORBID=${KLMINI_CLI_FORBID}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.cmake
            WORKING_DIRECTORY ${_cli_dir})
   set_tests_properties(cli/${name} PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2;OMP_PROC_BIND=false")
@@ -31,7 +32,15 @@ klmini_cli_test(nan_loss 0 "loss: nan.*Verification: PASSED" ${_data}/nan_deck.t
 set(KLMINI_CLI_FRESH "out.json;out.csv")
 klmini_cli_test(json_csv 0 "Verification: PASSED" ${_in}/ci.toml --json out.json --csv out.csv)
 unset(KLMINI_CLI_FRESH)
-klmini_cli_test(kokkos_flag 0 "concurrency 1" ${_in}/ci.toml --kokkos-threads=1 --kokkos-num-threads=1)
+# --kokkos-* arguments: both spellings on every release, errors for unknown names and bad values,
+# --kokkos-help without a run.
+klmini_cli_test(kokkos_num_threads 0 "concurrency 1" ${_in}/ci.toml --kokkos-num-threads=1)
+klmini_cli_test(kokkos_threads_old_name 0 "concurrency 1" ${_in}/ci.toml --kokkos-threads=1)
+klmini_cli_test(kokkos_unknown 2 "Kokkos argument '--kokkos-bogus=3': unknown; Kokkos [0-9.]+ takes" --kokkos-bogus=3)
+klmini_cli_test(kokkos_bad_value 2 "Kokkos argument '--kokkos-num-threads=0': expected a whole number" --kokkos-num-threads=0)
+set(KLMINI_CLI_FORBID "Verification|loss:")
+klmini_cli_test(kokkos_help 0 "--kokkos-help" --kokkos-help)
+unset(KLMINI_CLI_FORBID)
 klmini_cli_test(unknown_flag 2 "--bogus" --bogus)
 klmini_cli_test(missing_deck 2 "nonexistent.toml" nonexistent.toml)
 klmini_cli_test(unknown_key 2 "bad_key.toml:3:1: key 'tokenz': unknown key" ${_data}/bad_key.toml)

@@ -1,4 +1,5 @@
-# Runs EXE with ARGS (a ;-list) and checks its exit code and output. Used by cli_tests.cmake.
+# Runs EXE with ARGS (a ;-list) and checks its exit code and output (REGEX must match, FORBID,
+# when given, must not). Used by cli_tests.cmake.
 if(FRESH)
   file(REMOVE ${FRESH})
 endif()
@@ -10,5 +11,8 @@ if(NOT rc STREQUAL EXPECTED_RC)
 endif()
 if(NOT flat MATCHES "${REGEX}")
   message(FATAL_ERROR "output does not match '${REGEX}'\n--- output ---\n${all}")
+endif()
+if(FORBID AND flat MATCHES "${FORBID}")
+  message(FATAL_ERROR "output matches '${FORBID}', which it must not\n--- output ---\n${all}")
 endif()
 message(STATUS "exit code ${rc} and output as expected")
