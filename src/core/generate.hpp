@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <type_traits>
 
 #include "numerics/dtype.hpp"
@@ -112,128 +113,186 @@ inline constexpr std::int64_t kGenerateBatchElements = std::int64_t(1) << 26;
 inline constexpr std::int64_t kGenerateRowBufferMaxVocab = std::int64_t(1) << 20;
 
 // How rows are generated: by rows, each one's logits computed once into a buffer with
-// vectorizable loops (hosts), or in three parallel passes over (row, chunk) and (row, pair)
+// vectorizable loops (host spaces only), or in three parallel passes over (row, chunk) and (row, pair)
 // items that compute the logits twice (devices, and hosts for rows too long to buffer).
 enum class GenerateSchedule { automatic, rows, passes };
 
+namespace generate_detail {
+
+// One batch of rows: local rows [first, first + count), global row first_row onwards.
+struct Batch {
+  std::int64_t first, count;
+  std::uint64_t first_row;
+};
+
+// The rows schedule (host spaces): a buffer of one row's logits per thread, found by a unique
+// token; the logits are computed once, and for softmax their exponentials replace them.
+template <class Space, class Matrix>
+class RowsSchedule {
+ public:
+  RowsSchedule(std::int64_t vocab, std::uint64_t key, bool as_log)
+      : vocab_(vocab),
+        key_(key),
+        as_log_(as_log),
+        buffers_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_row_buffers"), token_.size(),
+                 2 * ((vocab + 1) / 2)) {}
+
+  void operator()(const Matrix& out, const Batch& b) const {
+    using T = typename Matrix::non_const_value_type;
+    const std::int64_t vocab = vocab_, pairs_per_row = (vocab + 1) / 2, first = b.first;
+    const std::uint64_t key = key_, first_row = b.first_row;
+    const bool as_log = as_log_;
+    const auto token = token_;
+    const auto buffers = buffers_;
+    Kokkos::parallel_for(
+        "klmini::generate_rows", Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, b.count),
+        KOKKOS_LAMBDA(const std::int64_t r) {
+          const int slot = token.acquire();
+          const auto z = Kokkos::subview(buffers, slot, Kokkos::ALL());
+          const std::uint64_t row = rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row);
+          for (std::int64_t p = 0; p < pairs_per_row; ++p) {
+            const rng::NormalPair zp = rng::normal_pair(row, std::uint64_t(p));
+            z(2 * p) = zp.even;
+            z(2 * p + 1) = zp.odd;
+          }
+          double sum = 0.0;
+          for (std::int64_t begin = 0; begin < vocab; begin += kGenerateChunk) {
+            const std::int64_t end = begin + kGenerateChunk < vocab ? begin + kGenerateChunk : vocab;
+            double lane[kGenerateLanes] = {};
+            std::int64_t j = begin;
+            for (; j + kGenerateLanes <= end; j += kGenerateLanes) {
+              for (int l = 0; l < kGenerateLanes; ++l) {
+                const double e = math::series_exp(z(j + l));
+                lane[l] += e;
+                if (!as_log) z(j + l) = e;  // softmax needs exp(z), not z
+              }
+            }
+            for (int l = 0; j < end; ++j, ++l) {
+              const double e = math::series_exp(z(j));
+              lane[l] += e;
+              if (!as_log) z(j) = e;
+            }
+            double chunk = lane[0];
+            for (int l = 1; l < kGenerateLanes; ++l) chunk += lane[l];
+            sum += chunk;
+          }
+          if (as_log) {
+            const double ln = math::series_log(sum);
+            for (std::int64_t j = 0; j < vocab; ++j) out(first + r, j) = from_double<T>(z(j) - ln);
+          } else {
+            const double inverse = 1.0 / sum;
+            for (std::int64_t j = 0; j < vocab; ++j) out(first + r, j) = from_double<T>(z(j) * inverse);
+          }
+          token.release(slot);
+        });
+  }
+
+ private:
+  std::int64_t vocab_;
+  std::uint64_t key_;
+  bool as_log_;
+  Kokkos::Experimental::UniqueToken<Space, Kokkos::Experimental::UniqueTokenScope::Global> token_;
+  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> buffers_;
+};
+
+// The passes schedule (every space): each (row, chunk) item sums its exponentials, each row
+// adds its chunks into its normalizer, each (row, pair) item writes two elements.
+template <class Space, class Matrix>
+class PassesSchedule {
+ public:
+  PassesSchedule(std::int64_t vocab, std::uint64_t key, bool as_log, std::int64_t batch)
+      : vocab_(vocab),
+        key_(key),
+        as_log_(as_log),
+        chunk_sums_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_chunk_sums"), batch,
+                    (vocab + kGenerateChunk - 1) / kGenerateChunk),
+        normalizer_(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_normalizer"), batch) {}
+
+  void operator()(const Matrix& out, const Batch& b) const {
+    using T = typename Matrix::non_const_value_type;
+    using Policy = Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>;
+    const std::int64_t vocab = vocab_, pairs_per_row = (vocab + 1) / 2, first = b.first;
+    const std::int64_t chunks = (vocab + kGenerateChunk - 1) / kGenerateChunk;
+    const std::uint64_t key = key_, first_row = b.first_row;
+    const bool as_log = as_log_;
+    const auto chunk_sums = chunk_sums_;
+    const auto normalizer = normalizer_;
+    Kokkos::parallel_for(
+        "klmini::generate_chunk_sums", Policy(0, b.count * chunks), KOKKOS_LAMBDA(const std::int64_t i) {
+          const std::int64_t r = i / chunks, begin = (i % chunks) * kGenerateChunk;
+          const std::int64_t end = begin + kGenerateChunk < vocab ? begin + kGenerateChunk : vocab;
+          const std::uint64_t row = rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row);
+          double lane[kGenerateLanes] = {};
+          for (std::int64_t j = begin; j < end; j += kGenerateLanes) {
+            for (int l = 0; l < kGenerateLanes; l += 2) {  // columns j + l and j + l + 1: one pair
+              if (j + l >= end) continue;
+              const rng::NormalPair zp = rng::normal_pair(row, std::uint64_t((j + l) / 2));
+              lane[l] += math::series_exp(zp.even);
+              if (j + l + 1 < end) lane[l + 1] += math::series_exp(zp.odd);
+            }
+          }
+          double chunk = lane[0];
+          for (int l = 1; l < kGenerateLanes; ++l) chunk += lane[l];
+          chunk_sums(r, i % chunks) = chunk;
+        });
+    Kokkos::parallel_for(
+        "klmini::generate_normalizer", Policy(0, b.count), KOKKOS_LAMBDA(const std::int64_t r) {
+          double sum = 0.0;
+          for (std::int64_t c = 0; c < chunks; ++c) sum += chunk_sums(r, c);
+          normalizer(r) = as_log ? math::series_log(sum) : 1.0 / sum;  // log(sum) or 1/sum
+        });
+    Kokkos::parallel_for(
+        "klmini::generate_write", Policy(0, b.count * pairs_per_row), KOKKOS_LAMBDA(const std::int64_t k) {
+          const std::int64_t r = k / pairs_per_row, j = 2 * (k % pairs_per_row);
+          const rng::NormalPair zp =
+              rng::normal_pair(rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row), std::uint64_t(j / 2));
+          const double n = normalizer(r);
+          out(first + r, j) = from_double<T>(as_log ? zp.even - n : math::series_exp(zp.even) * n);
+          if (j + 1 < vocab) out(first + r, j + 1) = from_double<T>(as_log ? zp.odd - n : math::series_exp(zp.odd) * n);
+        });
+  }
+
+ private:
+  std::int64_t vocab_;
+  std::uint64_t key_;
+  bool as_log_;
+  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> chunk_sums_;
+  Kokkos::View<double*, typename Space::memory_space> normalizer_;
+};
+
+}  // namespace generate_detail
+
 // Fills rows [0, rows) of `out` with log_softmax (as_log = true) or softmax of standard normal
 // logits; local row r is global row row_offset + r. `progress(rows_done)` is called after each
-// batch of rows.
+// batch of rows. The rows schedule exists on host spaces only (std::invalid_argument elsewhere).
 template <class Space, class Matrix>
 void generate_softmax_rows(const Matrix& out, std::int64_t row_offset, std::int64_t vocab, std::uint64_t seed,
                            Stream stream, bool as_log,
                            const std::function<void(std::int64_t)>& progress = std::function<void(std::int64_t)>(),
                            GenerateSchedule schedule = GenerateSchedule::automatic) {
-  using T = typename Matrix::non_const_value_type;
-  using Index = Kokkos::IndexType<std::int64_t>;
+  constexpr bool kHost = std::is_same<typename Space::memory_space, Kokkos::HostSpace>::value;
   const std::int64_t rows = static_cast<std::int64_t>(out.extent(0));
   if (rows == 0 || vocab == 0) return;
-  if (schedule == GenerateSchedule::automatic) {
-    const bool host = std::is_same<typename Space::memory_space, Kokkos::HostSpace>::value;
-    schedule = host && vocab <= kGenerateRowBufferMaxVocab ? GenerateSchedule::rows : GenerateSchedule::passes;
-  }
+  if (schedule == GenerateSchedule::automatic)
+    schedule = kHost && vocab <= kGenerateRowBufferMaxVocab ? GenerateSchedule::rows : GenerateSchedule::passes;
   const std::uint64_t key = rng::stream_key(seed, static_cast<std::uint64_t>(stream));
-  const std::int64_t pairs_per_row = (vocab + 1) / 2;
-  const std::int64_t chunks = (vocab + kGenerateChunk - 1) / kGenerateChunk;
   const std::int64_t batch = std::max<std::int64_t>(1, std::min(rows, kGenerateBatchElements / vocab));
-  Kokkos::View<double**, Kokkos::LayoutRight, typename Space::memory_space> chunk_sums;
-  Kokkos::View<double*, typename Space::memory_space> normalizer;  // log(sum) for log_softmax, 1/sum for softmax
+  const auto in_batches = [&](const auto& generate_batch) {
+    for (std::int64_t first = 0; first < rows; first += batch) {
+      generate_batch(out,
+                     generate_detail::Batch{first, std::min(batch, rows - first), std::uint64_t(row_offset + first)});
+      if (progress) {
+        Space().fence();
+        progress(std::min(rows, first + batch));
+      }
+    }
+  };
   if (schedule == GenerateSchedule::passes) {
-    chunk_sums = decltype(chunk_sums)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_chunk_sums"),
-                                      batch, chunks);
-    normalizer =
-        decltype(normalizer)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "klmini::generate_normalizer"), batch);
-  }
-  for (std::int64_t first = 0; first < rows; first += batch) {
-    const std::int64_t count = std::min(batch, rows - first);
-    const std::uint64_t first_row = std::uint64_t(row_offset + first);
-    if (schedule == GenerateSchedule::rows) {
-      using Policy = Kokkos::TeamPolicy<Space, Index>;
-      using Buffer = Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-      const std::size_t buffer_bytes = Buffer::shmem_size(2 * pairs_per_row);
-      Kokkos::parallel_for(
-          "klmini::generate_rows", Policy(count, 1).set_scratch_size(1, Kokkos::PerTeam(buffer_bytes)),
-          KOKKOS_LAMBDA(const typename Policy::member_type& team) {
-            const std::int64_t r = team.league_rank();
-            const Buffer z(team.team_scratch(1), 2 * pairs_per_row);
-            const std::uint64_t row = rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row);
-            for (std::int64_t p = 0; p < pairs_per_row; ++p) {
-              const rng::NormalPair zp = rng::normal_pair(row, std::uint64_t(p));
-              z(2 * p) = zp.even;
-              z(2 * p + 1) = zp.odd;
-            }
-            double sum = 0.0;
-            for (std::int64_t begin = 0; begin < vocab; begin += kGenerateChunk) {
-              const std::int64_t end = begin + kGenerateChunk < vocab ? begin + kGenerateChunk : vocab;
-              double lane[kGenerateLanes] = {};
-              std::int64_t j = begin;
-              for (; j + kGenerateLanes <= end; j += kGenerateLanes) {
-                for (int l = 0; l < kGenerateLanes; ++l) {
-                  const double e = math::series_exp(z(j + l));
-                  lane[l] += e;
-                  if (!as_log) z(j + l) = e;  // softmax needs exp(z), not z
-                }
-              }
-              for (int l = 0; j < end; ++j, ++l) {
-                const double e = math::series_exp(z(j));
-                lane[l] += e;
-                if (!as_log) z(j) = e;
-              }
-              double chunk = lane[0];
-              for (int l = 1; l < kGenerateLanes; ++l) chunk += lane[l];
-              sum += chunk;
-            }
-            if (as_log) {
-              const double ln = math::series_log(sum);
-              for (std::int64_t j = 0; j < vocab; ++j) out(first + r, j) = from_double<T>(z(j) - ln);
-            } else {
-              const double inverse = 1.0 / sum;
-              for (std::int64_t j = 0; j < vocab; ++j) out(first + r, j) = from_double<T>(z(j) * inverse);
-            }
-          });
-    } else {
-      Kokkos::parallel_for(
-          "klmini::generate_chunk_sums", Kokkos::RangePolicy<Space, Index>(0, count * chunks),
-          KOKKOS_LAMBDA(const std::int64_t i) {
-            const std::int64_t r = i / chunks, begin = (i % chunks) * kGenerateChunk;
-            const std::int64_t end = begin + kGenerateChunk < vocab ? begin + kGenerateChunk : vocab;
-            const std::uint64_t row = rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row);
-            double lane[kGenerateLanes] = {};
-            for (std::int64_t j = begin; j < end; j += kGenerateLanes) {
-              for (int l = 0; l < kGenerateLanes; l += 2) {  // columns j + l and j + l + 1: one pair
-                if (j + l >= end) continue;
-                const rng::NormalPair zp = rng::normal_pair(row, std::uint64_t((j + l) / 2));
-                lane[l] += math::series_exp(zp.even);
-                if (j + l + 1 < end) lane[l + 1] += math::series_exp(zp.odd);
-              }
-            }
-            double chunk = lane[0];
-            for (int l = 1; l < kGenerateLanes; ++l) chunk += lane[l];
-            chunk_sums(r, i % chunks) = chunk;
-          });
-      Kokkos::parallel_for(
-          "klmini::generate_normalizer", Kokkos::RangePolicy<Space, Index>(0, count),
-          KOKKOS_LAMBDA(const std::int64_t r) {
-            double sum = 0.0;
-            for (std::int64_t c = 0; c < chunks; ++c) sum += chunk_sums(r, c);
-            normalizer(r) = as_log ? math::series_log(sum) : 1.0 / sum;
-          });
-      Kokkos::parallel_for(
-          "klmini::generate_write", Kokkos::RangePolicy<Space, Index>(0, count * pairs_per_row),
-          KOKKOS_LAMBDA(const std::int64_t k) {
-            const std::int64_t r = k / pairs_per_row, j = 2 * (k % pairs_per_row);
-            const rng::NormalPair zp =
-                rng::normal_pair(rng::row_key(key, first_row + std::uint64_t(r), pairs_per_row), std::uint64_t(j / 2));
-            const double n = normalizer(r);
-            out(first + r, j) = from_double<T>(as_log ? zp.even - n : math::series_exp(zp.even) * n);
-            if (j + 1 < vocab)
-              out(first + r, j + 1) = from_double<T>(as_log ? zp.odd - n : math::series_exp(zp.odd) * n);
-          });
-    }
-    if (progress) {
-      Space().fence();
-      progress(first + count);
-    }
+    in_batches(generate_detail::PassesSchedule<Space, Matrix>(vocab, key, as_log, batch));
+  } else if constexpr (kHost) {
+    in_batches(generate_detail::RowsSchedule<Space, Matrix>(vocab, key, as_log));
+  } else {
+    throw std::invalid_argument("generate_softmax_rows: the rows schedule is for host spaces");
   }
 }
 

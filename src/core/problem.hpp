@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "numerics/dtype.hpp"
@@ -47,6 +48,21 @@ struct Problem {
 // device is asynchronous (no copy to the host inside the timed region).
 template <class Space>
 using Result = Kokkos::View<double, typename Space::memory_space>;
+
+// Poison: a value that no kernel leaves, written by a labelled kernel (Kokkos' deep_copy of a
+// scalar would show in Kokkos Tools as an anonymous Kokkos::ViewFill).
+template <class Space>
+void poison(const Result<Space>& r, double value) {
+  Kokkos::parallel_for(
+      "klmini::poison_result", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) { r() = value; });
+}
+template <class Space, class Matrix>
+void poison(const Matrix& m, typename Matrix::non_const_value_type value, const std::string& kernel_name) {
+  const std::int64_t columns = static_cast<std::int64_t>(m.extent(1));
+  Kokkos::parallel_for(
+      kernel_name, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, static_cast<std::int64_t>(m.size())),
+      KOKKOS_LAMBDA(const std::int64_t i) { m(i / columns, i % columns) = value; });
+}
 
 template <class Space>
 double read_result(const Result<Space>& r) {

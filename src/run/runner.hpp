@@ -7,9 +7,11 @@
 #include <Kokkos_Core.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/region.hpp"
 #include "core/validate.hpp"
 #include "host/comm.hpp"
 #include "host/config.hpp"
@@ -94,11 +96,14 @@ VariantResult time_and_check(const PlannedKernel<Space>& k, const Config& c, con
   v.ceiling = info.ceiling;
   // Poison: an element a kernel does not write fails verification.
   constexpr float kPoison = -7.77e33f;
-  if (info.computes == Computes::terms_matrix) Kokkos::deep_copy(out.terms, kPoison);
+  if (info.computes == Computes::terms_matrix) poison<Space>(out.terms, kPoison, "klmini::poison_terms");
   if (info.computes == Computes::loss_and_gradient || info.computes == Computes::gradient)
-    Kokkos::deep_copy(out.grad, kPoison);
+    poison<Space>(out.grad, kPoison, "klmini::poison_grad");
   std::vector<double> values, local_times;
-  v.time = time_kernel<Space>(k.kernel, c.warmup, c.repeats, values, comm, &local_times);
+  {
+    const Region region("klmini::time");
+    v.time = time_kernel<Space>(k.kernel, c.warmup, c.repeats, values, comm, &local_times);
+  }
   v.sum = values.back();
   v.loss = info.computes == Computes::gradient ? 0.0 : v.sum * reduction_scale(c.reduction, c.tokens, c.vocab);
   v.reproducible = bitwise_equal(values);
@@ -108,7 +113,10 @@ VariantResult time_and_check(const PlannedKernel<Space>& k, const Config& c, con
   v.fraction_of_ceiling = v.GBps / (info.ceiling == Ceiling::copy ? rec.copy_ceiling_GBps : rec.ceiling_GBps);
   v.rank_GBps =
       comm.gather(per_element * double(mine.count) * double(c.vocab) / summarize(local_times).median_s * 1e-9);
-  if (c.verify != VerifyMode::off) v.verification = checker.check(info, v.sum, out);
+  if (c.verify != VerifyMode::off) {
+    const Region region("klmini::verify");
+    v.verification = checker.check(info, v.sum, out);
+  }
   return v;
 }
 
@@ -143,18 +151,29 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
 
   check_output(c);
   check_fits<Space>(c, need);
+  const Region run_region("klmini::run");
+  std::optional<Region> phase(std::in_place, "klmini::setup");
   Kokkos::Timer setup;
   const Problem<Space, T> p = make_problem<Space, T>(c, mine.begin, mine.count, comm.root());
   rec.setup_s = comm.max(setup.seconds());
-  if (c.validate) validate_inputs(p, mine.begin, comm);
+  if (c.validate) {
+    phase.emplace("klmini::validate");
+    validate_inputs(p, mine.begin, comm);
+  }
   const Outputs<Space> out = allocate_outputs<Space>(c, mine.count);
 
+  phase.emplace("klmini::ceilings");
   time_ceilings(c, p, out, comm, rec);
   const std::vector<PlannedKernel<Space>> plan = make_plan(timed, p, out);
+  phase.emplace("klmini::reference");
   const Checker<Space, T> checker(c, p, mine, comm);
   rec.reference_s = checker.reference_seconds();
-  for (const PlannedKernel<Space>& k : plan) rec.results.push_back(time_and_check(k, c, out, checker, mine, comm, rec));
+  for (const PlannedKernel<Space>& k : plan) {
+    phase.emplace("klmini::variant::" + std::string(k.variant->name));
+    rec.results.push_back(time_and_check(k, c, out, checker, mine, comm, rec));
+  }
   rec.loss = rec.results.front().loss;
+  phase.emplace("klmini::output");
   write_outputs(c, out, mine, comm, rec);
   return rec;
 }

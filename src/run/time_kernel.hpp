@@ -35,7 +35,7 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
   values.clear();
   constexpr double kPoison = -1.2345678901234567e300;  // no sum of terms can be this
   for (int i = 0; i < repeats; ++i) {
-    Kokkos::deep_copy(result, kPoison);
+    poison<Space>(result, kPoison);
     Space().fence();
     comm.barrier();
     double t = 0.0;
