@@ -5,6 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
 
 #include "host/errors.hpp"
 
@@ -37,13 +41,111 @@ MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool h
   return need;
 }
 
-std::int64_t host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  std::int64_t kib = 0;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
+namespace {
+
+// The first whitespace-separated number after `key` in a file of "key value" lines.
+std::int64_t value_of(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string k;
+  std::int64_t v = 0;
+  std::string rest;
+  while (in >> k >> v) {
+    if (k == key) return v;
+    std::getline(in, rest);
+  }
   return -1;
+}
+
+// A file holding one number ("max", v2's "no limit", and a missing file: -1).
+std::int64_t number_in(const std::string& path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return -1;
+  try {
+    return std::stoll(text);
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+struct CgroupMount {
+  std::string mount_point, mount_root;
+  bool v2 = false;
+};
+
+// The memory controller's mount: cgroup v2, or v1 with "memory" among its options.
+std::vector<CgroupMount> memory_mounts(const std::string& root) {
+  std::vector<CgroupMount> mounts;
+  std::ifstream in(root + "/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    const auto dash = std::find(f.begin(), f.end(), "-");
+    if (f.size() < 5 || f.end() - dash < 4) continue;  // "- TYPE SOURCE OPTIONS" ends every line
+    const std::string& type = dash[1];
+    const std::string& options = dash[3];
+    const bool v1_memory = type == "cgroup" && ("," + options + ",").find(",memory,") != std::string::npos;
+    if (type == "cgroup2" || v1_memory) mounts.push_back({f[4], f[3], type == "cgroup2"});
+  }
+  return mounts;
+}
+
+// What the cgroups of this process leave, and which one leaves the least.
+HostMemory cgroup_available(const std::string& root) {
+  HostMemory best;
+  std::ifstream in(root + "/proc/self/cgroup");
+  std::string line;
+  const std::vector<CgroupMount> mounts = memory_mounts(root);
+  while (std::getline(in, line)) {  // "ID:controllers:path"; v2: "0::path"
+    const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = "," + line.substr(a + 1, b - a - 1) + ",";
+    const bool v2 = controllers == ",,";
+    if (!v2 && controllers.find(",memory,") == std::string::npos) continue;
+    std::string path = line.substr(b + 1);
+    for (const CgroupMount& m : mounts) {
+      if (m.v2 != v2) continue;
+      std::string inside = path;  // the path below the mount's own root (containers mount a subtree)
+      if (m.mount_root != "/" && inside.compare(0, m.mount_root.size(), m.mount_root) == 0)
+        inside = inside.substr(m.mount_root.size());
+      for (std::filesystem::path p = inside;; p = p.parent_path()) {
+        const std::string dir = root + m.mount_point + (p.string() == "/" ? "" : p.string());
+        const std::int64_t limit = number_in(dir + (v2 ? "/memory.max" : "/memory.limit_in_bytes"));
+        // v1 reports "no limit" as a huge number (2^63 rounded down to a page).
+        if (limit >= 0 && limit < (std::int64_t(1) << 62)) {
+          const std::int64_t used = number_in(dir + (v2 ? "/memory.current" : "/memory.usage_in_bytes"));
+          const std::int64_t inactive_file =
+              std::max<std::int64_t>(0, value_of(dir + "/memory.stat", v2 ? "inactive_file" : "total_inactive_file"));
+          const std::int64_t left = std::max<std::int64_t>(0, limit - std::max<std::int64_t>(0, used - inactive_file));
+          if (best.bytes < 0 || left < best.bytes)
+            best = {left, "the cgroup memory limit of " + (p.string().empty() ? std::string("/") : p.string())};
+        }
+        if (p == p.parent_path() || p.string().empty()) break;
+      }
+    }
+  }
+  return best;
+}
+
+// ulimit -v less what the process has mapped already.
+HostMemory address_space_available(const std::string& root) {
+  rlimit r{};
+  if (!root.empty() || getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return {};
+  const std::int64_t mapped = value_of("/proc/self/status", "VmSize:") * 1024;
+  return {std::max<std::int64_t>(0, std::int64_t(r.rlim_cur) - std::max<std::int64_t>(0, mapped)), "ulimit -v"};
+}
+
+}  // namespace
+
+HostMemory host_available_memory(const std::string& root) {
+  HostMemory best;
+  const std::int64_t kib = value_of(root + "/proc/meminfo", "MemAvailable:");
+  if (kib >= 0) best = {kib * 1024, "MemAvailable"};
+  for (const HostMemory& m : {cgroup_available(root), address_space_available(root)})
+    if (m.bytes >= 0 && (best.bytes < 0 || m.bytes < best.bytes)) best = m;
+  return best;
 }
 
 namespace {
@@ -55,13 +157,15 @@ std::string gib(double bytes) {
 }  // namespace
 
 void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name, std::int64_t space_available,
-                  std::int64_t host_available, const Config& c) {
+                  const HostMemory& host, const Config& c) {
+  const std::int64_t host_available = host.bytes;
+  const std::string limit = " (" + host.limit + ")";
   const std::string shape = "tokens x vocab = " + std::to_string(c.tokens) + " x " + std::to_string(c.vocab);
   if (host_memory) {
     const double total = need.space_bytes + need.host_bytes;
     if (host_available >= 0 && total > double(host_available))
       throw DoesNotFit(shape + " needs " + gib(total) + " of host memory (" + space_name + "), but " +
-                       gib(double(host_available)) + " are available; use fewer tokens or more ranks");
+                       gib(double(host_available)) + " are available" + limit + "; use fewer tokens or more ranks");
     return;
   }
   if (space_available >= 0 && need.space_bytes > double(space_available))
@@ -69,7 +173,7 @@ void check_memory(const MemoryNeed& need, bool host_memory, const std::string& s
                      gib(double(space_available)) + " are free; use fewer tokens or more ranks");
   if (host_available >= 0 && need.host_bytes > double(host_available))
     throw DoesNotFit(shape + " needs " + gib(need.host_bytes) + " of host memory for verification and I/O, but " +
-                     gib(double(host_available)) + " are available; try verify = \"sample\"");
+                     gib(double(host_available)) + " are available" + limit + "; try verify = \"sample\"");
 }
 
 void check_output(const Config& c) {

@@ -28,13 +28,22 @@ struct MemoryNeed {
 MemoryNeed estimate_memory(const Config& c, std::int64_t rows, int ranks, bool host_memory,
                            const std::vector<Variant>& timed);
 
-// Bytes the kernel says the host can still give (MemAvailable), or -1 when unknown.
-std::int64_t host_available_bytes();
+// Host memory this process can still allocate, and what sets that amount.
+struct HostMemory {
+  std::int64_t bytes = -1;  // -1: unknown
+  std::string limit;        // "MemAvailable", "the cgroup memory limit of /slurm/job_7", "ulimit -v"
+};
+
+// The least of: the kernel's MemAvailable; for this process's cgroup and each of its ancestors
+// (cgroup v2 memory.max, v1 memory.limit_in_bytes), the limit less the memory in use (less the
+// inactive file cache, which the kernel reclaims before it kills); the address-space limit
+// (ulimit -v) less the process's virtual size. `root` prefixes every file read (tests).
+HostMemory host_available_memory(const std::string& root = "");
 
 // Throws DoesNotFit when `need` exceeds what is available (a negative availability is unknown
 // and not checked). `space_name` and `space_available` describe the execution space's memory.
 void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name, std::int64_t space_available,
-                  std::int64_t host_available, const Config& c);
+                  const HostMemory& host, const Config& c);
 
 // An output file that exists is an error unless the deck says overwrite = true.
 void check_output(const Config& c);

@@ -56,7 +56,7 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
 template <class Space>
 void check_fits(const Config& c, const MemoryNeed& need) {
   check_memory(need, is_host_space<Space>(), Space::memory_space::name(), space_available_bytes<Space>(),
-               host_available_bytes(), c);
+               host_available_memory(), c);
 }
 
 template <class Space>

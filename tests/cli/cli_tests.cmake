@@ -107,3 +107,14 @@ set_tests_properties(cli/reduction_none_twice PROPERTIES RESOURCE_LOCK terms_npy
 if(Kokkos_ENABLE_CUDA)
   set_tests_properties(cli/backend_not_compiled PROPERTIES DISABLED TRUE)
 endif()
+
+# Memory limits as a batch job sees them: a cgroup limit and ulimit -v (root and a cgroup memory
+# controller needed; skipped otherwise).
+# AddressSanitizer reserves terabytes of address space, so ulimit -v is not tried under it.
+set(_address_limit on)
+if(CMAKE_CXX_FLAGS MATCHES "sanitize=address")
+  set(_address_limit off)
+endif()
+add_test(NAME cli/memory_limit COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/memory_limit.sh $<TARGET_FILE:klmini>
+                                       ${_in}/ci.toml ${_address_limit})
+set_tests_properties(cli/memory_limit PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=2;OMP_PROC_BIND=false")

@@ -3,6 +3,7 @@
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -85,13 +86,65 @@ TEST_CASE("a run that does not fit is refused with the shape and the sizes") {
   c.tokens = 1 << 20;
   c.vocab = 1 << 12;
   const auto need = klmini::estimate_memory(c, c.tokens, 1, false, kFusedOnly);
-  REQUIRE_THROWS_AS(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c), klmini::DoesNotFit);
-  REQUIRE_THROWS_WITH(klmini::check_memory(need, false, "Cuda", 1 << 30, -1, c),
+  const klmini::HostMemory unknown, one_gib{1 << 30, "MemAvailable"}, plenty{std::int64_t(64) << 30, "MemAvailable"};
+  REQUIRE_THROWS_AS(klmini::check_memory(need, false, "Cuda", 1 << 30, unknown, c), klmini::DoesNotFit);
+  REQUIRE_THROWS_WITH(klmini::check_memory(need, false, "Cuda", 1 << 30, unknown, c),
                       ContainsSubstring("1048576 x 4096 needs 32.25 GiB in Cuda memory, but 1.00 GiB are free"));
-  REQUIRE_THROWS_WITH(klmini::check_memory(need, true, "Host", -1, 1 << 30, c), ContainsSubstring("of host memory"));
-  CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", -1, -1, c));  // unknown: not checked
-  CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", std::int64_t(64) << 30, std::int64_t(64) << 30, c));
-  CHECK(klmini::host_available_bytes() > 0);
+  REQUIRE_THROWS_WITH(
+      klmini::check_memory(need, true, "Host", -1, {1 << 30, "the cgroup memory limit of /job"}, c),
+      ContainsSubstring("of host memory (Host), but 1.00 GiB are available (the cgroup memory limit of /job)"));
+  CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", -1, unknown, c));  // unknown: not checked
+  CHECK_NOTHROW(klmini::check_memory(need, false, "Cuda", std::int64_t(64) << 30, plenty, c));
+  CHECK_THROWS(klmini::check_memory(need, true, "Host", -1, one_gib, c));
+  CHECK(klmini::host_available_memory().bytes > 0);
+}
+
+namespace {
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+}  // namespace
+
+TEST_CASE("host memory: the least of MemAvailable and every cgroup limit on the path, v1 and v2") {
+  const klmini::testing::TempDir dir("cgroup");
+  const std::filesystem::path root = dir.path();
+  const std::int64_t gib = std::int64_t(1) << 30;
+  write_file(root / "proc/meminfo", "MemTotal: 33554432 kB\nMemAvailable: 16777216 kB\n");  // 16 GiB
+  SECTION("no cgroup limit: MemAvailable") {
+    write_file(root / "proc/self/cgroup", "0::/user.slice\n");
+    write_file(root / "proc/self/mountinfo", "31 23 0:28 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n");
+    write_file(root / "sys/fs/cgroup/user.slice/memory.max", "max\n");
+    const klmini::HostMemory m = klmini::host_available_memory(root.string());
+    CHECK(m.bytes == 16 * gib);
+    CHECK(m.limit == "MemAvailable");
+  }
+  SECTION("cgroup v2: a job's limit less its use, less the inactive file cache") {
+    write_file(root / "proc/self/cgroup", "0::/slurm/job_7/step_0\n");
+    write_file(root / "proc/self/mountinfo", "31 23 0:28 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
+    write_file(root / "sys/fs/cgroup/slurm/job_7/step_0/memory.max", "max\n");
+    write_file(root / "sys/fs/cgroup/slurm/job_7/memory.max", std::to_string(3 * gib) + "\n");
+    write_file(root / "sys/fs/cgroup/slurm/job_7/memory.current", std::to_string(2 * gib) + "\n");
+    write_file(root / "sys/fs/cgroup/slurm/job_7/memory.stat",
+               "anon 1\ninactive_file " + std::to_string(gib / 2) + "\n");
+    const klmini::HostMemory m = klmini::host_available_memory(root.string());
+    CHECK(m.bytes == 3 * gib - (2 * gib - gib / 2));
+    CHECK(m.limit == "the cgroup memory limit of /slurm/job_7");
+  }
+  SECTION("cgroup v1: the memory controller's hierarchy, a subtree mounted in a container") {
+    write_file(root / "proc/self/cgroup", "5:devices:/docker/abc\n4:cpu,memory:/docker/abc/inner\n0::/\n");
+    write_file(root / "proc/self/mountinfo",
+               "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
+               "33 31 0:30 /docker/abc /sys/fs/cgroup/memory rw - cgroup cgroup rw,cpu,memory\n");
+    write_file(root / "sys/fs/cgroup/memory/inner/memory.limit_in_bytes", std::to_string(gib) + "\n");
+    write_file(root / "sys/fs/cgroup/memory/inner/memory.usage_in_bytes", std::to_string(gib / 4) + "\n");
+    write_file(root / "sys/fs/cgroup/memory/memory.limit_in_bytes", "9223372036854771712\n");  // no limit
+    const klmini::HostMemory m = klmini::host_available_memory(root.string());
+    CHECK(m.bytes == gib - gib / 4);
+    CHECK(m.limit == "the cgroup memory limit of /inner");
+  }
 }
 
 TEST_CASE("an existing output is not overwritten unless the deck says so") {
