@@ -4,14 +4,17 @@
 # loss). Wall time and peak memory come from /usr/bin/time; the phases from the run's JSON.
 #   scripts/time_to_answer.sh KLMINI BUILD_LABEL RUNS [klmini arguments ...]
 #   e.g. scripts/time_to_answer.sh build/host/bin/klmini a662432 5 --set tokens=8192 --set verify=full
-# Exits non-zero when a run fails (verification included): its row is still printed.
+# Exits non-zero when a run fails (verification included): its row is still printed; exits 77
+# (nothing run) when /usr/bin/time or /usr/bin/python3 is missing.
 set -uo pipefail
 usage="usage: time_to_answer.sh KLMINI BUILD_LABEL RUNS [klmini arguments ...]"
 exe=${1:?$usage}
 label=${2:?$usage}
 runs=${3:?$usage}
 shift 3
-[[ -x /usr/bin/time ]] || { echo "time_to_answer: needs /usr/bin/time (Debian package 'time')" >&2; exit 2; }
+for tool in time:time python3:python3; do
+  [[ -x /usr/bin/${tool%%:*} ]] || { echo "time_to_answer: needs /usr/bin/${tool%%:*} (Debian package '${tool##*:}')" >&2; exit 77; }
+done
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "time_to_answer: RUNS must be a positive integer, not '$runs'" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

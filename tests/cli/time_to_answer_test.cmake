@@ -3,6 +3,10 @@
 # still gets its row and makes the script exit non-zero.
 set(args --set tokens=64 --set vocab=128 --set variant=fused --set repeats=2 --set warmup=0)
 execute_process(COMMAND ${SCRIPT} ${KLMINI} testbuild 2 ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc EQUAL 77)
+  message(STATUS "SKIPPED: ${err}")  # a root without the script's tools (scripts/setup.sh --tests installs them)
+  return()
+endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "time_to_answer.sh exit ${rc}\n${out}${err}")
 endif()
