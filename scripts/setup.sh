@@ -41,7 +41,8 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 packages=(g++ cmake ninja-build git pkg-config dpkg-dev xz-utils ca-certificates
           libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
           libopenmpi-dev openmpi-bin python3 python3-matplotlib shellcheck clang libclang-rt-dev)
-((tests)) && packages+=(debootstrap binutils clang-format time)  # sid roots; the format check; time_to_answer.sh
+# sid roots; the format check; time_to_answer.sh; a one-node Slurm for the batch templates' test
+((tests)) && packages+=(debootstrap binutils clang-format time slurmctld slurmd slurm-client munge)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
