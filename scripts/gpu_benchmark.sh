@@ -5,16 +5,21 @@
 # grad_only and the copy ceiling), Google Benchmark's shape sweep, and the PyTorch peers on the
 # same sizes. Everything lands in OUTDIR (CSV, JSON, logs). Every deck is verified in full
 # against the fp64 host reference (every element).
-#   [SECTIONS=tests,seed,exact,dtype,gradient,bench,peers,peers-bf16,peers-grad] \
+#   [SECTIONS=tests,seed,exact,dtype,gradient,bench,peers,peers-bf16,peers-grad,ncu] \
 #     scripts/gpu_benchmark.sh BUILD_DIR OUTDIR [VOCABS]
-# BENCH_FILTER selects Google Benchmark's cases (default: every Cuda case).
+# BENCH_FILTER selects Google Benchmark's cases (default: every Cuda case). LIGER_SRC: the src
+# folder of a Liger-Kernel checkout, for the peers' Liger rows. The ncu section times klmini's
+# kernels and the peers' under Nsight Compute (--clock-control none: the clocks as found;
+# caches flushed between kernels) at NCU_VOCABS (default 4096,131072), median of 5 launches.
 set -uo pipefail
 build=${1:?usage: gpu_benchmark.sh BUILD_DIR OUTDIR [VOCABS]}
 out=${2:?usage: gpu_benchmark.sh BUILD_DIR OUTDIR [VOCABS]}
 vocabs=${3:-4096,8192,16384,32768,65536,131072}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mkdir -p "$out"
-sections=",${SECTIONS:-tests,seed,exact,dtype,gradient,bench,peers,peers-bf16,peers-grad},"
+sections=",${SECTIONS:-tests,seed,exact,dtype,gradient,bench,peers,peers-bf16,peers-grad,ncu},"
+liger=()
+[[ -n "${LIGER_SRC:-}" ]] && liger=(--liger-src "$LIGER_SRC")
 want() { [[ $sections == *",$1,"* ]]; }
 status=0
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.mem,driver_version --format=csv | tee "$out/gpu.txt"
@@ -64,7 +69,7 @@ peers() {
   local label=$1
   shift
   echo "== peers: $label"
-  PYTHONUNBUFFERED=1 python3 "$root/scripts/peers.py" --vocab "$vocabs" "$@" --out "$out/$label.csv" \
+  PYTHONUNBUFFERED=1 python3 "$root/scripts/peers.py" --vocab "$vocabs" "${liger[@]}" "$@" --out "$out/$label.csv" \
     > "$out/$label.log" 2>&1 || status=1
   grep -E "vocab" "$out/$label.log" | sed "s/^/[$label] /"
 }
@@ -72,6 +77,20 @@ if python3 -c "import torch" 2>/dev/null; then
   want peers && peers peers
   want peers-bf16 && peers peers-bf16 --dtype bf16
   want peers-grad && peers peers-grad --backward
+fi
+if want ncu && command -v ncu >/dev/null; then
+  echo "== Nsight Compute: kernel times (median of 5 launches, us)"
+  ncu=(ncu --clock-control none --metrics gpu__time_duration.sum --csv)
+  for v in ${NCU_VOCABS:-4096,131072}; do
+    v=${v// /}
+    "${ncu[@]}" --log-file "$out/ncu-klmini-v$v.csv" "$build/bin/klmini" "$root/inputs/seed-v$v.toml" --set backend=cuda \
+      --set variant=fused --set verify=off --set warmup=1 --set repeats=5 > "$out/ncu-klmini-v$v.log" 2>&1 || status=1
+    if python3 -c "import torch" 2>/dev/null; then
+      PYTHONUNBUFFERED=1 "${ncu[@]}" --log-file "$out/ncu-peers-v$v.csv" python3 "$root/scripts/peers.py" --vocab "$v" \
+        "${liger[@]}" --warmup 2 --reps 5 --out "$out/ncu-peers-v$v-events.csv" > "$out/ncu-peers-v$v.log" 2>&1 || status=1
+    fi
+    python3 "$root/scripts/ncu_summary.py" "$out"/ncu-*-v"$v".csv | sed "s/^/[ncu v$v] /"
+  done
 fi
 tar -C "$(dirname "$out")" -czf "$out.tar.gz" "$(basename "$out")"  # one file carries everything back
 exit $status

@@ -9,12 +9,16 @@ instead of its write, whose dirty lines the timed kernel would pay for), plus a 
 a device-to-device copy as bandwidth references. --dtype bf16 runs the peers on bf16 inputs
 (rounded from the same fp32 data; fp64 reference on the rounded values); --backward times the
 loss and its gradient (torch.autograd.grad of the loss with respect to lp) instead of the loss
-alone. Where Liger-Kernel is not installed (the GPU
-machine has no network), `triton_rows` stands in for it: klmini's own Triton kernel of the same
-design as Liger's (one program per row, a blocked loop over the row, tl.log, per-row sums then
-a sum), written for this comparison. Writes one CSV row per (vocab, peer).
+alone. Liger-Kernel's real kernel is timed when it is installed or when --liger-src names the
+`src` folder of a checkout of the public linkedin/Liger-Kernel repository (copied to the GPU
+machine for the run, never part of klmini); `triton_rows` is klmini's own Triton kernel of a
+similar design (one program per row, a blocked loop over the row, tl.log, per-row sums then a
+sum), written for this comparison. torch.compile is compiled once per shape (dynamic=False): a
+compile shared across vocab sizes recompiles for dynamic shapes and is slower. For kernel times
+without any host timer, run this under Nsight Compute with --reps 5 (scripts/gpu_peers_ncu.sh).
+Writes one CSV row per (vocab, peer).
 
-    python3 scripts/peers.py --tokens 16384 --vocab 4096,8192 --out peers.csv
+    python3 scripts/peers.py --tokens 16384 --vocab 4096,8192 --out peers.csv [--liger-src DIR]
 """
 import argparse
 import csv
@@ -48,6 +52,9 @@ def main() -> int:
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     ap.add_argument("--dtype", choices=["fp32", "bf16", "fp16"], default="fp32", help="input element type")
     ap.add_argument("--backward", action="store_true", help="time loss + gradient with respect to lp")
+    ap.add_argument("--liger-src", help="the src folder of a Liger-Kernel checkout (time its kl_div)")
+    ap.add_argument("--warmup", type=int, default=100, help="untimed runs per peer and size")
+    ap.add_argument("--reps", type=int, default=500, help="timed runs per peer and size (median)")
     ap.add_argument("--cpu-threads", type=int, default=0,
                     help="time PyTorch's CPU kl_div on this many threads instead of the GPU peers")
     args = ap.parse_args()
@@ -83,16 +90,21 @@ def main() -> int:
         kl_rows[(lp.shape[0],)](lp, t, rows, lp.shape[1], BLOCK=4096, num_warps=16)
         return rows.sum() / lp.shape[0]
 
+    if args.liger_src:
+        sys.path.insert(0, args.liger_src)
     try:
-        from liger_kernel.transformers.functional import liger_kl_div
-        liger = lambda lp, t: liger_kl_div(lp, t, reduction="batchmean")
-    except ImportError:
+        from liger_kernel.ops.kl_div import LigerKLDivLossFunction
+        liger = lambda lp, t: LigerKLDivLossFunction.apply(lp, t, "batchmean", False)
+    except ImportError as e:
+        if args.liger_src:
+            print(f"peers.py: --liger-src {args.liger_src}: {e}", file=sys.stderr)
+            return 2
         liger = None
     dev = torch.device("cuda")
     eager = lambda lp, t: F.kl_div(lp, t, reduction="batchmean")
-    compiled = None if args.no_compile else torch.compile(eager)
     rows = []
     for vocab in vocabs:
+        compiled = None if args.no_compile else torch.compile(eager, dynamic=False)
         gen = torch.Generator(device=dev).manual_seed(1234 + vocab)
         dtype = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
         lp = torch.log_softmax(torch.randn(args.tokens, vocab, device=dev, generator=gen), dim=-1).to(dtype)
@@ -113,14 +125,14 @@ def main() -> int:
             nbytes = 2 * lp.numel() * lp.element_size() + lp.numel() * 4  # two reads, one gradient written
         for name, fn in peers:
             value = fn(lp, t).item()
-            ms = time_cuda(torch, lambda: fn(lp, t))
+            ms = time_cuda(torch, lambda: fn(lp, t), args.warmup, args.reps)
             rel = abs(value - ref) / abs(ref) if name != "read_sum" else float("nan")
             rows.append(dict(peer=name, dtype=args.dtype, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=nbytes,
                              GBps=nbytes / (ms * 1e-3) / 1e9, relative_error=rel))
             print(f"{name:15s} vocab {vocab:7d}: {ms * 1e3:10.1f} us  {nbytes / (ms * 1e-3) / 1e12:5.2f} TB/s"
                   + (f"  rel.err {rel:.2e}" if name != "read_sum" else ""), flush=True)
         dst = torch.empty_like(lp.detach())
-        ms = time_cuda(torch, lambda: dst.copy_(lp.detach()))
+        ms = time_cuda(torch, lambda: dst.copy_(lp.detach()), args.warmup, args.reps)
         copy_bytes = 2 * lp.numel() * lp.element_size()  # read + write
         rows.append(dict(peer="d2d_copy", dtype=args.dtype, tokens=args.tokens, vocab=vocab, median_s=ms * 1e-3, bytes=copy_bytes,
                          GBps=copy_bytes / (ms * 1e-3) / 1e9, relative_error=float("nan")))

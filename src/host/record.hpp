@@ -47,8 +47,15 @@ struct Record {
   double host_bytes = 0.0;             // and extra host memory (verification blocks, I/O copies)
   double setup_s = 0.0;                // allocation + generation or file reading
   double reference_s = 0.0;            // fp64 host reference
-  TimingStats ceiling;                 // the read-bandwidth probe over the same bytes
-  double ceiling_GBps = 0.0;
+  TimingStats ceiling;                 // the read-bandwidth probe over the same bytes: the fastest
+  double ceiling_GBps = 0.0;           // of the candidate shapes below
+  std::string ceiling_shape;           // the winner's name
+  struct CeilingCandidate {
+    std::string shape;
+    TimingStats time;
+    double GBps = 0.0;
+  };
+  std::vector<CeilingCandidate> ceiling_candidates;
   TimingStats copy_ceiling;  // read both, write one fp32 matrix (only when a kernel writes one)
   double copy_ceiling_GBps = 0.0;
   std::vector<VariantResult> results;

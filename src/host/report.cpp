@@ -150,6 +150,13 @@ void print_results(const Record& r, std::ostream& os) {
   };
   ceiling_row("ceiling_read", r.ceiling, r.ceiling_GBps);
   if (r.copy_ceiling.median_s > 0.0) ceiling_row("ceiling_copy", r.copy_ceiling, r.copy_ceiling_GBps);
+  if (r.ceiling_candidates.size() > 1) {
+    os << "  ceiling_read: the fastest of";
+    for (std::size_t k = 0; k < r.ceiling_candidates.size(); ++k)
+      os << (k ? "," : "") << " " << r.ceiling_candidates[k].shape << " "
+         << seconds(r.ceiling_candidates[k].time.median_s);
+    os << ": " << r.ceiling_shape << "\n";
+  }
   for (const auto& v : r.results) {
     std::string check = "off";
     if (v.verification.mode != VerifyMode::off) {
@@ -255,6 +262,9 @@ void write_json(const Record& r, const std::string& path) {
                        {"rank_GBps", v.rank_GBps},
                        {"verification", verification_json(v.verification)}});
   }
+  nlohmann::json ceiling_candidates = nlohmann::json::array();
+  for (const auto& k : r.ceiling_candidates)
+    ceiling_candidates.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
   const Provenance p = provenance();
   nlohmann::json doc = {
       {"schema_version", kResultsSchemaVersion},
@@ -267,7 +277,9 @@ void write_json(const Record& r, const std::string& path) {
         {"min_s", r.ceiling.min_s},
         {"max_s", r.ceiling.max_s},
         {"uncovered_launches", r.ceiling.uncovered},
-        {"bytes", r.input_bytes}}},
+        {"bytes", r.input_bytes},
+        {"shape", r.ceiling_shape},
+        {"candidates", ceiling_candidates}}},
       {"copy_ceiling", r.copy_ceiling.median_s > 0.0 ? nlohmann::json{{"median_s", r.copy_ceiling.median_s},
                                                                       {"min_s", r.copy_ceiling.min_s},
                                                                       {"max_s", r.copy_ceiling.max_s},

@@ -147,6 +147,35 @@ struct RowTeams {
   }
 };
 
+// One team per row with its threads side by side: thread r reads the row's chunks r, r + team,
+// r + 2 team, ..., Unroll of them per step, so that each load instruction of a warp is one
+// coalesced access and each thread has Unroll independent loads of each array in flight. Teams
+// live for one row each and the hardware keeps as many resident as fit.
+template <class Space, int Unroll, class T, class Op>
+struct RowTeamsStrided {
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  std::int64_t chunks_per_row;
+  Op op;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+    const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row, end = base + chunks_per_row;
+    const std::int64_t width = team.team_size();
+    double row = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, team.team_size()),
+        [&](const std::int64_t r, double& part) {
+          std::int64_t c = base + r;
+          for (; c + (Unroll - 1) * width < end; c += Unroll * width)
+            part += sum_chunks<Unroll, false>(op, lp, t, c, width, end);
+          if (c < end) part += sum_chunks<Unroll>(op, lp, t, c, width, end);
+        },
+        row);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += row; });
+  }
+};
+
 // Whether Cuda kernels stage Op's table in team scratch first (Op::scratch_bytes > 0: the exact
 // term's log table, read there without bank conflicts instead of gathered through L1).
 template <class Space, class Op, class = void>
@@ -218,6 +247,16 @@ void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<S
       RowTeams<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
 }
 
+template <int Unroll, class Space, class T, class Op>
+void run_row_teams_strided(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
+                           int team_size) {
+  const Kokkos::TeamPolicy<Space> policy(static_cast<int>(p.tokens), team_size);
+  Kokkos::parallel_reduce(
+      label, policy,
+      RowTeamsStrided<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op},
+      out);
+}
+
 template <int Unroll, class... PolicyTraits, class Space, class T, class Op>
 void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op, int league,
                      int team) {
@@ -228,9 +267,11 @@ void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result
       GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.elements() / Chunk<T>::lanes, op}, out);
 }
 
+// width = 0: the space's own segment width (segment_width).
 template <class Space, class T, class Op>
-void run_row_segments(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
-  const RowSegments seg = row_segments(p);
+void run_row_segments(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
+                      std::int64_t width = 0) {
+  const RowSegments seg = width > 0 ? RowSegments{p.vocab, width, (p.vocab + width - 1) / width} : row_segments(p);
   Kokkos::parallel_reduce(label, row_segment_policy(p, seg),
                           SegmentSums<typename Problem<Space, T>::Matrix, Op>{p.lp, p.t, seg, op}, out);
 }

@@ -3,6 +3,7 @@
 // and the exact terms' choice between their regular and general form within one step.
 // Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
 #include "kernels/kernel_test_support.hpp"
+#include "kernels/probes/ceiling.hpp"
 
 #include <catch2/catch_test_macros.hpp>
 
@@ -36,6 +37,8 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
          [&] { run_flat_chunks<4, ChunkOrder::interleaved, Kokkos::LaunchBounds<256, 4>>("t", p, r, op); }},
         {"rowteam_u1", [&] { run_row_teams<1>("t", p, r, op, recommended); }},
         {"rowteam_u2", [&] { run_row_teams<2>("t", p, r, op, 1); }},
+        {"rowteam_strided_u4", [&] { run_row_teams_strided<4>("t", p, r, op, recommended); }},
+        {"rowteam_strided_u2_t1", [&] { run_row_teams_strided<2>("t", p, r, op, 1); }},
         {"grid_u2", [&] { run_grid_stride<2>("t", p, r, op, 3, 1); }},
         {"grid_u4", [&] { run_grid_stride<4>("t", p, r, op, 2, recommended); }},
         {"segments", [&] { run_row_segments("t", p, r, op); }},
@@ -104,4 +107,28 @@ TEST_CASE("exact terms: a step of regular targets takes the regular form, any ot
   CHECK(std::isnan(sum_chunks<2>(op, lp, t, 1, 2, 4)));
   // A step past the end reads nothing from there.
   CHECK(std::fabs(sum_chunks<2>(op, lp, t, 0, 2, 2) - chunk_reference(0)) <= 1e-15 * std::fabs(chunk_reference(0)));
+}
+
+TEST_CASE("every read-ceiling candidate reads every element of both arrays once") {
+  using namespace klmini::variants;
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 8}, {7, 4096}, {5, 8200}}) {
+    const klmini::Config c = small_config(shape.first, shape.second);
+    const auto p = klmini::make_problem<Space, float>(c, 0, c.tokens);
+    const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
+    const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
+    double want = 0.0;
+    for (std::size_t i = 0; i < lp.size(); ++i) want += double(lp[i]) + double(t[i]);
+    const auto shapes = read_ceiling_shapes(p);
+    // The product's shape, plus others wherever there is a choice (devices; host rows > 2048).
+    CHECK(shapes.front().name == "product");
+    CHECK(shapes.size() == (klmini::is_host_space<Space>() ? (c.vocab > 2048 ? 2u : 1u) : (c.vocab % 4 ? 1u : 3u)));
+    const klmini::Result<Space> r("r");
+    for (const auto& s : shapes) {
+      INFO(c.tokens << " x " << c.vocab << " " << s.name);
+      Kokkos::deep_copy(r, -1.0e300);  // poison
+      s.run(r);
+      // fp32 sums of chunks of 4 then fp64: a few fp32 roundings per element at most.
+      CHECK(std::fabs(klmini::read_result<Space>(r) - want) <= 1e-6 * std::fabs(want));
+    }
+  }
 }
