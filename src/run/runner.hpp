@@ -143,6 +143,7 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   const RowRange mine = rows_of_rank(c.tokens, comm.rank(), comm.size());
   Record rec = record_header<Space>(c);
   rec.ranks = comm.size();
+  rec.rank_clock = comm.rank_clock();
   const std::vector<Variant> timed = timed_variants(c);
   const MemoryNeed need = estimate_memory(c, mine.count, comm.size(), is_host_space<Space>(), timed);
   rec.space_bytes = need.space_bytes;

@@ -95,6 +95,30 @@ TEST_CASE("timed runs whose launch the L2 flush did not cover are named, and onl
   CHECK_THAT(noted.str(), !ContainsSubstring("note: ceiling_copy"));
 }
 
+TEST_CASE("several ranks: the clock they are timed on, named in the summary and the per-rank line") {
+  auto r = sample_record(0.125);
+  std::ostringstream one;
+  klmini::print_summary(r, one);
+  klmini::print_results(r, one);
+  CHECK_THAT(one.str(), !ContainsSubstring("rank clock"));
+  r.ranks = 4;
+  r.rank_clock = klmini::RankClock::node_steady;
+  r.results[0].rank_GBps = {1.0, 2.0, 3.0, 4.0};
+  std::ostringstream os;
+  klmini::print_summary(r, os);
+  klmini::print_results(r, os);
+  const std::string s = os.str();
+  CHECK_THAT(s,
+             ContainsSubstring("  rank clock      node steady clock (a run: first rank's start to last rank's end)\n"));
+  CHECK_THAT(s, ContainsSubstring("[3] 4.0; aggregate 0.3 GB/s (all ranks' bytes over first rank's start to last "
+                                  "rank's end)\n"));
+  r.rank_clock = klmini::RankClock::per_rank_elapsed;
+  std::ostringstream apart;
+  klmini::print_results(r, apart);
+  CHECK_THAT(apart.str(), ContainsSubstring("aggregate 0.3 GB/s (all ranks' bytes over the slowest rank's time from a "
+                                            "barrier)"));
+}
+
 TEST_CASE("JSON holds parameters, loss (null when not finite), results, verification, provenance") {
   const TempDir dir("report");
   const std::string path = dir.file("a.json");
@@ -106,6 +130,7 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
   CHECK(j["parameters"]["log_target"] == false);
   CHECK(j["loss"] == 0.125);
   CHECK(j["ceiling_GBps"].get<double>() > 0.0);
+  CHECK(j["rank_clock"] == "one rank: its own timer");
   REQUIRE(j["results"].size() == 1);
   for (const char* key : {"variant", "median_s", "min_s", "max_s", "GBps", "fraction_of_ceiling"})
     CHECK(j["results"][0].contains(key));
