@@ -208,6 +208,8 @@ void print_results(const Record& r, std::ostream& os) {
   const VariantResult* p = product(r);
   if (r.config.reduction == Reduction::none) os << "(reduction none: the loss below is the sum of the term matrix)\n";
   os << "loss: " << format_loss(r.loss) << "\n";
+  // At the start of a line, before the FOM line: a script can grep for it.
+  if (r.oversubscribed) os << "warning: oversubscribed: " << r.oversubscription << "\n";
   if (p) {
     std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling)\n", p->GBps,
                   p->variant.c_str(), 100.0 * p->fraction_of_ceiling, r.backend.c_str());
@@ -270,6 +272,8 @@ void write_json(const Record& r, const std::string& path) {
       {"loss_text", format_loss(r.loss)},
       {"ceiling_GBps", r.ceiling_GBps},
       {"rank_clock", to_string(r.rank_clock)},
+      {"oversubscribed", r.oversubscribed},
+      {"oversubscription", r.oversubscription},
       {"ceiling",
        {{"median_s", r.ceiling.median_s},
         {"min_s", r.ceiling.min_s},
