@@ -1,5 +1,6 @@
 #include "host/comm.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -76,7 +77,43 @@ Comm::Comm() {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
   }
+  if (size_ > 1) {
+    // Collective: every rank builds Comm::world() first thing in main.
+    MPI_Comm local;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
+    MPI_Comm_size(local, &node_size_);
+    node_ = rank_;
+    MPI_Allreduce(MPI_IN_PLACE, &node_, 1, MPI_INT, MPI_MIN, local);
+    MPI_Comm_free(&local);
+    int* global = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &global, &found);
+    wtime_global_ = found && global && *global;
+  }
 #endif
+}
+
+std::string to_string(RankClock clock) {
+  switch (clock) {
+    case RankClock::own_timer: return "one rank: its own timer";
+    case RankClock::node_steady: return "node steady clock";
+    case RankClock::mpi_wtime_global: return "MPI_Wtime (global)";
+    case RankClock::per_rank_elapsed: break;
+  }
+  return "per-rank elapsed from a barrier (ranks on several nodes)";
+}
+
+RankClock Comm::rank_clock() const {
+  if (size_ == 1) return RankClock::own_timer;
+  if (node_size_ == size_) return RankClock::node_steady;
+  return wtime_global_ ? RankClock::mpi_wtime_global : RankClock::per_rank_elapsed;
+}
+
+double Comm::now() const {
+#ifdef KLMINI_HAVE_MPI
+  if (rank_clock() == RankClock::mpi_wtime_global) return MPI_Wtime();
+#endif
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 const Comm& Comm::world() {
@@ -105,6 +142,13 @@ double Comm::max(double x) const {
   return x;
 }
 
+double Comm::min(double x) const {
+#ifdef KLMINI_HAVE_MPI
+  if (size_ > 1) MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+#endif
+  return x;
+}
+
 bool Comm::all(bool x) const {
 #ifdef KLMINI_HAVE_MPI
   int v = x ? 1 : 0;
@@ -125,6 +169,25 @@ std::vector<double> Comm::gather(double x) const {
   std::vector<double> all(static_cast<std::size_t>(size_), x);
 #ifdef KLMINI_HAVE_MPI
   if (size_ > 1) MPI_Gather(&x, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+#endif
+  return all;
+}
+
+std::vector<std::vector<std::int64_t>> Comm::gather(const std::vector<std::int64_t>& words) const {
+  std::vector<std::vector<std::int64_t>> all{words};
+#ifdef KLMINI_HAVE_MPI
+  if (size_ == 1) return all;
+  int count = static_cast<int>(words.size());
+  std::vector<int> counts(rank_ == 0 ? size_ : 0), offsets(counts.size() + 1, 0);
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (std::size_t k = 0; k < counts.size(); ++k) offsets[k + 1] = offsets[k] + counts[k];
+  std::vector<std::int64_t> flat(rank_ == 0 ? std::size_t(offsets.back()) : 0);
+  MPI_Gatherv(words.data(), count, MPI_INT64_T, flat.data(), counts.data(), offsets.data(), MPI_INT64_T, 0,
+              MPI_COMM_WORLD);
+  if (rank_ != 0) return all;
+  all.clear();
+  for (std::size_t k = 0; k < counts.size(); ++k)
+    all.emplace_back(flat.begin() + offsets[k], flat.begin() + offsets[k + 1]);
 #endif
   return all;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace klmini {
@@ -18,6 +19,15 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
+// The clock that puts every rank's start and end of a timed run on one time line.
+enum class RankClock {
+  own_timer,         // one rank: nothing to compare
+  node_steady,       // every rank on one node: the node's steady clock (CLOCK_MONOTONIC) is shared
+  mpi_wtime_global,  // several nodes, MPI_WTIME_IS_GLOBAL: MPI_Wtime is synchronized across them
+  per_rank_elapsed,  // several nodes, no common clock: each rank's own elapsed time from a barrier
+};
+std::string to_string(RankClock clock);
+
 class Comm {
  public:
   static const Comm& world();
@@ -28,14 +38,27 @@ class Comm {
   double sum(double x) const;
   void sum(double* values, int count) const;  // in place, every rank gets the totals
   double max(double x) const;
+  double min(double x) const;
   bool all(bool x) const;
   void barrier() const;
   std::vector<double> gather(double x) const;  // on rank 0: one value per rank
-  [[noreturn]] void abort(int code) const;     // ends every rank (a rank alone cannot fail politely)
+  // On rank 0: each rank's words (their lengths may differ); elsewhere only this rank's.
+  std::vector<std::vector<std::int64_t>> gather(const std::vector<std::int64_t>& words) const;
+  [[noreturn]] void abort(int code) const;  // ends every rank (a rank alone cannot fail politely)
+
+  // The ranks that share this rank's node (MPI_COMM_TYPE_SHARED): how many, and the world rank
+  // of the first of them, which names the node.
+  int node_size() const { return node_size_; }
+  int node() const { return node_; }
+  RankClock rank_clock() const;
+  // Seconds on rank_clock()'s clock (per_rank_elapsed: this rank's steady clock).
+  double now() const;
 
  private:
   Comm();
   int rank_ = 0, size_ = 1;
+  int node_size_ = 1, node_ = 0;
+  bool wtime_global_ = false;
 };
 
 struct RowRange {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "host/comm.hpp"
 #include "host/config.hpp"
 #include "host/variants.hpp"
 #include "host/verify.hpp"
@@ -39,6 +40,10 @@ struct Record {
   std::string execution_space;  // Kokkos's name for it
   int concurrency = 0;          // threads (host) or concurrent threads (device), per rank
   int ranks = 1;                // MPI ranks, each with its share of the tokens
+  // How several ranks' timed runs are put on one time line (src/run/time_kernel.hpp).
+  RankClock rank_clock = RankClock::own_timer;
+  bool oversubscribed = false;   // more threads than CPUs somewhere (host/placement.hpp)
+  std::string oversubscription;  // what is oversubscribed; empty when nothing is
   std::string kokkos_version;
   std::string kokkos_backends;         // enabled in the Kokkos build
   std::string kokkos_kernels_version;  // "" when the build has no Kokkos Kernels

@@ -101,6 +101,12 @@ std::string seconds(double s) {
 
 const VariantResult* product(const Record& r) { return r.results.empty() ? nullptr : &r.results.front(); }
 
+// What a timed run of several ranks spans on r.rank_clock (src/run/time_kernel.hpp).
+const char* span_of_ranks(const Record& r) {
+  return r.rank_clock == RankClock::per_rank_elapsed ? "the slowest rank's time from a barrier"
+                                                     : "first rank's start to last rank's end";
+}
+
 }  // namespace
 
 void print_summary(const Record& r, std::ostream& os) {
@@ -127,8 +133,9 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
      << ")\n"
      << "  ranks           " << r.ranks
-     << (r.ranks > 1 ? " (MPI; tokens split across ranks, fp64 partial sums combined by MPI_Allreduce)" : "") << "\n"
-     << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
+     << (r.ranks > 1 ? " (MPI; tokens split across ranks, fp64 partial sums combined by MPI_Allreduce)" : "") << "\n";
+  if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";
+  os << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
      << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n";
   for (const LeftOutVariant& v : r.left_out) os << "  left out        " << v.variant << ": " << v.reason << "\n";
@@ -196,8 +203,8 @@ void print_results(const Record& r, std::ostream& os) {
       os << buf;
     }
     char agg[96];
-    std::snprintf(agg, sizeof agg, "; aggregate %.1f GB/s\n", p0.GBps);
-    os << agg;
+    std::snprintf(agg, sizeof agg, "; aggregate %.1f GB/s", p0.GBps);
+    os << agg << " (all ranks' bytes over " << span_of_ranks(r) << ")\n";
   }
   if (!r.output_written.empty())
     os << "  wrote the " << r.config.tokens << " x " << r.config.vocab << " term matrix to " << r.output_written
@@ -208,6 +215,8 @@ void print_results(const Record& r, std::ostream& os) {
   const VariantResult* p = product(r);
   if (r.config.reduction == Reduction::none) os << "(reduction none: the loss below is the sum of the term matrix)\n";
   os << "loss: " << format_loss(r.loss) << "\n";
+  // At the start of a line, before the FOM line: a script can grep for it.
+  if (r.oversubscribed) os << "warning: oversubscribed: " << r.oversubscription << "\n";
   if (p) {
     std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling)\n", p->GBps,
                   p->variant.c_str(), 100.0 * p->fraction_of_ceiling, r.backend.c_str());
@@ -272,6 +281,9 @@ void write_json(const Record& r, const std::string& path) {
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"ceiling_GBps", r.ceiling_GBps},
+      {"rank_clock", to_string(r.rank_clock)},
+      {"oversubscribed", r.oversubscribed},
+      {"oversubscription", r.oversubscription},
       {"ceiling",
        {{"median_s", r.ceiling.median_s},
         {"min_s", r.ceiling.min_s},

@@ -9,7 +9,7 @@ namespace klmini {
 inline constexpr double kTimerFlushBytes = 256.0 * 1024 * 1024;
 
 // Whether a run of `ranks` ranks times with the KernelTimer (and so allocates its flush buffer):
-// several ranks time by wall clock from a common barrier instead (src/run/time_kernel.hpp).
+// several ranks time on a clock common to them instead (src/run/time_kernel.hpp).
 inline bool times_with_kernel_timer(int ranks) { return ranks == 1; }
 
 }  // namespace klmini

@@ -17,6 +17,7 @@
 #include "host/config.hpp"
 #include "host/limits.hpp"
 #include "host/npy.hpp"
+#include "host/placement.hpp"
 #include "host/record.hpp"
 #include "host/variants.hpp"
 #include "kernels/probes/ceiling.hpp"
@@ -149,6 +150,11 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   const RowRange mine = rows_of_rank(c.tokens, comm.rank(), comm.size());
   Record rec = record_header<Space>(c);
   rec.ranks = comm.size();
+  rec.rank_clock = comm.rank_clock();
+  // A host space's concurrency is its threads on the cores; a device's rank drives it from one.
+  const Oversubscription over = check_oversubscription(comm, is_host_space<Space>() ? rec.concurrency : 1);
+  rec.oversubscribed = over.oversubscribed;
+  rec.oversubscription = over.message;
   const std::vector<Variant> timed = timed_variants(c);
   const MemoryNeed need = estimate_memory(c, mine.count, comm.size(), is_host_space<Space>(), timed);
   rec.space_bytes = need.space_bytes;

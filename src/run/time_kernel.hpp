@@ -18,11 +18,16 @@
 namespace klmini {
 
 // Runs `kernel` warmup + repeats times. Each timed run is timed alone after a barrier of all
-// ranks; its result is read back after the timer stops. A run's time is the slowest rank's, its
-// value the sum over ranks. One rank: KernelTimer (CUDA events on Cuda, fence + wall clock on
-// hosts). Several ranks: fence + wall clock from the common barrier, because ranks that share a
-// device run their kernels one after another, and each rank's events would time only its own.
-// `local_times` keeps this rank's own times (for per-rank bandwidth).
+// ranks; its result is read back after the timer stops; its value is the sum over ranks.
+// One rank: KernelTimer (CUDA events on Cuda, fence + wall clock on hosts). Several ranks: each
+// reads a clock common to all of them right after the barrier and again after its fence, and the
+// run's time is the span from the first rank's start to the last rank's end. Not CUDA events:
+// ranks that share a device run their kernels one after another, and each rank's events would
+// time only its own. Not each rank's own elapsed time: a rank that gets a core only after others
+// have run (more ranks than cores) starts its clock late. The clock is the node's steady clock
+// when all ranks share a node, else MPI_Wtime when it is global; with neither, a run's time is the
+// slowest rank's own from the barrier (Comm::rank_clock). `local_times` keeps this rank's own
+// times (for per-rank bandwidth).
 template <class Space>
 TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel, int warmup, int repeats,
                         std::vector<double>& values, const Comm& comm, std::vector<double>* local_times = nullptr) {
@@ -31,6 +36,7 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
   // Built only where it times: its Cuda flush buffer is not allocated for runs of several ranks.
   std::optional<KernelTimer<Space>> timer;
   if (times_with_kernel_timer(comm.size())) timer.emplace();
+  const bool one_time_line = comm.rank_clock() != RankClock::per_rank_elapsed;
   std::vector<double> times, mine;
   values.clear();
   constexpr double kPoison = -1.2345678901234567e300;  // no sum of terms can be this
@@ -38,19 +44,20 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
     poison<Space>(result, kPoison);
     Space().fence();
     comm.barrier();
-    double t = 0.0;
     if (timer) {
       timer->start();
       kernel(result);
-      t = timer->stop();
+      const double t = timer->stop();
+      mine.push_back(t);
+      times.push_back(t);
     } else {
-      Kokkos::Timer wall;
+      const double start = comm.now();
       kernel(result);
       Space().fence();
-      t = wall.seconds();
+      const double end = comm.now();
+      mine.push_back(end - start);
+      times.push_back(one_time_line ? comm.max(end) - comm.min(start) : comm.max(end - start));
     }
-    mine.push_back(t);
-    times.push_back(comm.max(t));
     const double local = read_result<Space>(result);
     if (!comm.all(local != kPoison)) throw std::runtime_error("a kernel did not write its result");
     values.push_back(comm.sum(local));

@@ -48,3 +48,10 @@ set_tests_properties(mpi/singleton_forced PROPERTIES ENVIRONMENT "${_mpi_env};KL
                      PASS_REGULAR_EXPRESSION "Verification: PASSED")
 klmini_cli_test(mpi_init_bad 2 "KLMINI_MPI_INIT must be 0 or 1 \\(or unset\\), not 'yes'" --version)
 set_property(TEST cli/mpi_init_bad APPEND PROPERTY ENVIRONMENT "KLMINI_MPI_INIT=yes")
+
+# More ranks than CPUs: reported as oversubscribed, and the aggregate GB/s not above one rank's
+# read ceiling on the same cores. Alone, since it compares bandwidths.
+add_test(NAME mpi/oversubscribed
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/mpi_oversubscribed.py $<TARGET_FILE:klmini>
+                 ${PROJECT_SOURCE_DIR}/inputs/ci.toml ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_mpi_flags})
+set_tests_properties(mpi/oversubscribed PROPERTIES ENVIRONMENT "${_mpi_env}" RUN_SERIAL TRUE)

@@ -79,3 +79,23 @@ TEST_CASE("rows are split across ranks in contiguous ranges, the first tokens % 
     }
   }
 }
+
+TEST_CASE("one rank: its own timer, a node of one, collectives that return their input") {
+  const klmini::Comm& comm = klmini::Comm::world();
+  REQUIRE(comm.size() == 1);
+  CHECK(comm.rank_clock() == klmini::RankClock::own_timer);
+  CHECK(comm.node_size() == 1);
+  CHECK(comm.node() == 0);
+  CHECK(comm.min(-2.5) == -2.5);
+  CHECK(comm.max(-2.5) == -2.5);
+  const std::vector<std::int64_t> words = {7, -1, 1LL << 40};
+  const auto all = comm.gather(words);
+  REQUIRE(all.size() == 1);
+  CHECK(all[0] == words);
+  const double a = comm.now(), b = comm.now();
+  CHECK(b >= a);  // a steady clock never runs back
+  CHECK(klmini::to_string(klmini::RankClock::node_steady) == "node steady clock");
+  CHECK(klmini::to_string(klmini::RankClock::mpi_wtime_global) == "MPI_Wtime (global)");
+  CHECK(klmini::to_string(klmini::RankClock::per_rank_elapsed) ==
+        "per-rank elapsed from a barrier (ranks on several nodes)");
+}

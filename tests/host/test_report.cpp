@@ -95,6 +95,37 @@ TEST_CASE("timed runs whose launch the L2 flush did not cover are named, and onl
   CHECK_THAT(noted.str(), !ContainsSubstring("note: ceiling_copy"));
 }
 
+TEST_CASE("several ranks: the clock they are timed on, and an oversubscribed run warned of before the FOM") {
+  auto r = sample_record(0.125);
+  std::ostringstream one;
+  klmini::print_summary(r, one);
+  klmini::print_results(r, one);
+  CHECK_THAT(one.str(), !ContainsSubstring("rank clock"));
+  CHECK_THAT(one.str(), !ContainsSubstring("warning:"));
+  r.ranks = 4;
+  r.rank_clock = klmini::RankClock::node_steady;
+  r.results[0].rank_GBps = {1.0, 2.0, 3.0, 4.0};
+  r.oversubscribed = true;
+  r.oversubscription = "4 ranks x 1 thread on 2 CPUs of node vm; times and GB/s are not the hardware's";
+  std::ostringstream os;
+  klmini::print_summary(r, os);
+  klmini::print_results(r, os);
+  const std::string s = os.str();
+  CHECK_THAT(s,
+             ContainsSubstring("  rank clock      node steady clock (a run: first rank's start to last rank's end)\n"));
+  CHECK_THAT(s, ContainsSubstring("[3] 4.0; aggregate 0.3 GB/s (all ranks' bytes over first rank's start to last "
+                                  "rank's end)\n"));
+  const std::string warning =
+      "\nwarning: oversubscribed: 4 ranks x 1 thread on 2 CPUs of node vm; times and GB/s "
+      "are not the hardware's\nFOM: ";
+  CHECK_THAT(s, ContainsSubstring(warning));
+  r.rank_clock = klmini::RankClock::per_rank_elapsed;
+  std::ostringstream apart;
+  klmini::print_results(r, apart);
+  CHECK_THAT(apart.str(), ContainsSubstring("aggregate 0.3 GB/s (all ranks' bytes over the slowest rank's time from a "
+                                            "barrier)"));
+}
+
 TEST_CASE("JSON holds parameters, loss (null when not finite), results, verification, provenance") {
   const TempDir dir("report");
   const std::string path = dir.file("a.json");
@@ -106,6 +137,9 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
   CHECK(j["parameters"]["log_target"] == false);
   CHECK(j["loss"] == 0.125);
   CHECK(j["ceiling_GBps"].get<double>() > 0.0);
+  CHECK(j["rank_clock"] == "one rank: its own timer");
+  CHECK(j["oversubscribed"] == false);
+  CHECK(j["oversubscription"] == "");
   REQUIRE(j["results"].size() == 1);
   for (const char* key : {"variant", "median_s", "min_s", "max_s", "GBps", "fraction_of_ceiling"})
     CHECK(j["results"][0].contains(key));

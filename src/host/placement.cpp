@@ -1,0 +1,115 @@
+#include "host/placement.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <map>
+#include <set>
+
+namespace klmini {
+
+namespace {
+
+std::string count_of(long n, const char* noun) { return std::to_string(n) + " " + noun + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+Oversubscription find_oversubscription(const std::vector<RankPlacement>& ranks) {
+  std::vector<int> nodes;  // in the order they first appear
+  std::map<int, std::vector<const RankPlacement*>> by_node;
+  for (const RankPlacement& r : ranks) {
+    if (by_node.find(r.node) == by_node.end()) nodes.push_back(r.node);
+    by_node[r.node].push_back(&r);
+  }
+  std::vector<std::string> problems;
+  for (const int node : nodes) {
+    const auto& on_node = by_node[node];
+    std::set<int> cpus;
+    long threads = 0;
+    std::size_t known = 0;
+    bool same_threads = true;
+    for (const RankPlacement* r : on_node) {
+      if (r->cpus.empty()) continue;
+      cpus.insert(r->cpus.begin(), r->cpus.end());
+      threads += r->threads;
+      same_threads = same_threads && r->threads == on_node.front()->threads;
+      ++known;
+    }
+    const std::string where = count_of(long(cpus.size()), "CPU") + " of node " + on_node.front()->host;
+    if (known > 1 && threads > long(cpus.size())) {
+      if (same_threads)
+        problems.push_back(count_of(long(known), "rank") + " x " + count_of(on_node.front()->threads, "thread") +
+                           " on " + where);
+      else
+        problems.push_back(count_of(long(known), "rank") + ", " + count_of(threads, "thread") + " in all, on " + where);
+    }
+    // Each rank against its own mask: the first such rank named, the others counted.
+    std::vector<const RankPlacement*> over;
+    for (const RankPlacement* r : on_node)
+      if (!r->cpus.empty() && r->threads > int(r->cpus.size())) over.push_back(r);
+    if (!over.empty()) {
+      const RankPlacement& r = *over.front();
+      std::string p = "rank " + std::to_string(r.rank) + " runs " + count_of(r.threads, "thread") + " on " +
+                      count_of(long(r.cpus.size()), "CPU") + " (its affinity mask)";
+      if (over.size() > 1) p += " and " + count_of(long(over.size() - 1), "more rank") + " likewise";
+      problems.push_back(p);
+    }
+  }
+  Oversubscription o;
+  if (problems.empty()) return o;
+  o.oversubscribed = true;
+  for (const std::string& p : problems) o.message += p + "; ";
+  o.message += "times and GB/s are not the hardware's";
+  return o;
+}
+
+std::vector<int> affinity_cpus() {
+  // A mask sized for the CPUs configured, grown while the kernel's is larger (EINVAL).
+  for (long n = std::max(sysconf(_SC_NPROCESSORS_CONF), 64L); n <= (1L << 20); n *= 2) {
+    cpu_set_t* set = CPU_ALLOC(n);
+    if (!set) return {};
+    const std::size_t bytes = CPU_ALLOC_SIZE(n);
+    CPU_ZERO_S(bytes, set);
+    if (sched_getaffinity(0, bytes, set) == 0) {
+      std::vector<int> cpus;
+      for (long c = 0; c < n; ++c)
+        if (CPU_ISSET_S(c, bytes, set)) cpus.push_back(int(c));
+      CPU_FREE(set);
+      return cpus;
+    }
+    const int error = errno;
+    CPU_FREE(set);
+    if (error != EINVAL) return {};
+  }
+  return {};
+}
+
+Oversubscription check_oversubscription(const Comm& comm, int threads) {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) name[0] = '\0';
+  const std::string host = *name ? name : "?";
+  const std::vector<int> cpus = affinity_cpus();
+  // Node, threads, the CPU count and ids, then the host name's characters.
+  std::vector<std::int64_t> words = {comm.node(), threads, std::int64_t(cpus.size())};
+  words.insert(words.end(), cpus.begin(), cpus.end());
+  words.insert(words.end(), host.begin(), host.end());
+  std::vector<RankPlacement> ranks;
+  const auto all = comm.gather(words);
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const std::vector<std::int64_t>& w = all[k];
+    RankPlacement r;
+    r.rank = comm.root() ? int(k) : comm.rank();
+    r.node = int(w[0]);
+    r.threads = int(w[1]);
+    const auto n = std::size_t(w[2]);
+    r.cpus.assign(w.begin() + 3, w.begin() + 3 + std::ptrdiff_t(n));
+    for (std::size_t i = 3 + n; i < w.size(); ++i) r.host.push_back(static_cast<char>(w[i]));
+    ranks.push_back(r);
+  }
+  return find_oversubscription(ranks);
+}
+
+}  // namespace klmini

@@ -1,0 +1,38 @@
+// Where the ranks run: their threads against the CPUs their affinity masks allow, per node.
+// More threads than CPUs means time-sharing: the run's times and GB/s then measure the
+// scheduler, not the hardware, and the report says so. Host-only, no Kokkos.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "host/comm.hpp"
+
+namespace klmini {
+
+struct RankPlacement {
+  int rank = 0;
+  int node = 0;           // the same for every rank of one node (Comm::node())
+  std::string host;       // the node's name, for the message
+  int threads = 1;        // threads the rank computes with
+  std::vector<int> cpus;  // the CPU ids of its affinity mask; empty when unknown
+};
+
+struct Oversubscription {
+  bool oversubscribed = false;
+  std::string message;  // what is oversubscribed, empty when nothing is
+};
+
+// Oversubscribed when a rank runs more threads than its own mask has CPUs, or when the ranks
+// of a node run more threads in all than the union of their masks has CPUs (ranks bound to
+// the same core). A rank whose mask is unknown counts in neither.
+Oversubscription find_oversubscription(const std::vector<RankPlacement>& ranks);
+
+// The CPUs this process may run on (sched_getaffinity), ascending; empty when unknown.
+std::vector<int> affinity_cpus();
+
+// Collective: every rank's placement, with `threads` threads, gathered on rank 0 and judged
+// there. Rank 0's answer is the run's; the other ranks' judge only themselves.
+Oversubscription check_oversubscription(const Comm& comm, int threads);
+
+}  // namespace klmini
