@@ -81,8 +81,8 @@ fi
 if want ncu && command -v ncu >/dev/null; then
   echo "== Nsight Compute: kernel times (median of 5 launches, us)"
   ncu=(ncu --clock-control none --metrics gpu__time_duration.sum --csv)
-  for v in ${NCU_VOCABS:-4096,131072}; do
-    v=${v// /}
+  ncu_vocabs=${NCU_VOCABS:-4096,131072}
+  for v in ${ncu_vocabs//,/ }; do
     "${ncu[@]}" --log-file "$out/ncu-klmini-v$v.csv" "$build/bin/klmini" "$root/inputs/seed-v$v.toml" --set backend=cuda \
       --set variant=fused --set verify=off --set warmup=1 --set repeats=5 > "$out/ncu-klmini-v$v.log" 2>&1 || status=1
     if python3 -c "import torch" 2>/dev/null; then

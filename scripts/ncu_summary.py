@@ -12,10 +12,16 @@ import sys
 
 
 def short(name):
-    # Kokkos: ..._launch_bounds<klmini::variants::GridStride<Kokkos::Cuda, 2, float, ...>> -> GridStride<2, float, Op>
-    m = re.search(r"klmini::variants::(\w+)<Kokkos::Cuda,\s*(\d+),\s*([\w:]+),\s*klmini::variants::(\w+)", name)
+    # Kokkos: ...<variants::GridStride<Kokkos::Cuda, 2, float, variants::ReadOp>, ...> -> GridStride<2,float,ReadOp>
+    m = re.search(r"variants::(\w+)<Kokkos::Cuda,\s*(\d+),\s*([\w:]+),\s*variants::(\w+(?:<\d+>)?)", name)
     if m:
         return f"{m.group(1)}<{m.group(2)},{m.group(3).split('::')[-1]},{m.group(4)}>"
+    if "KernelTimer" in name:
+        return "klmini KernelTimer flush read"
+    if "klmini::poison" in name:
+        return "klmini poison"
+    if "generate_detail" in name:
+        return "klmini input generation"
     return name.split("(")[0][:80]
 
 
@@ -28,7 +34,13 @@ def main():
             if row.get("Metric Name") != "gpu__time_duration.sum":
                 continue
             value = float(row["Metric Value"].replace(",", ""))
-            scale = {"nsecond": 1e-3, "usecond": 1.0, "msecond": 1e3, "second": 1e6}.get(row.get("Metric Unit", ""), 1.0)
+            unit = row.get("Metric Unit", "")
+            scales = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6,
+                      "s": 1e6}
+            if unit not in scales:
+                print(f"ncu_summary: {path}: unknown unit '{unit}'", file=sys.stderr)
+                return 2
+            scale = scales[unit]
             times.setdefault((path, short(row["Kernel Name"])), []).append(value * scale)
     for (path, name), values in times.items():
         print(f"{name:60s} median {statistics.median(values):10.2f} us  min {min(values):10.2f}  n {len(values):3d}  ({path.split('/')[-1]})")
