@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -138,6 +139,50 @@ HostMemory address_space_available(const std::string& root) {
 }
 
 }  // namespace
+
+std::int64_t last_level_cache_bytes(const std::string& root) {
+  namespace fs = std::filesystem;
+  const fs::path cpus = root + "/sys/devices/system/cpu";
+  std::error_code ec;
+  int top_level = 0;
+  std::map<std::string, std::int64_t> instances;  // shared_cpu_list -> size, at top_level
+  for (const auto& cpu : fs::directory_iterator(cpus, ec)) {
+    const std::string name = cpu.path().filename().string();
+    if (name.size() < 4 || name.compare(0, 3, "cpu") != 0 ||
+        name.find_first_not_of("0123456789", 3) != std::string::npos)
+      continue;
+    for (const auto& index : fs::directory_iterator(cpu.path() / "cache", ec)) {
+      auto read = [&](const char* file) {
+        std::ifstream in(index.path() / file);
+        std::string v;
+        in >> v;
+        return v;
+      };
+      const std::string type = read("type"), size = read("size"), shared = read("shared_cpu_list");
+      if (type == "Instruction" || size.empty()) continue;
+      int level = 0;
+      std::int64_t bytes = 0;
+      try {
+        level = std::stoi(read("level"));
+        std::size_t end = 0;
+        bytes = std::stoll(size, &end);
+        const std::string unit = size.substr(end);
+        bytes <<= unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : 0;
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (level > top_level) {
+        top_level = level;
+        instances.clear();
+      }
+      if (level == top_level) instances[shared] = bytes;
+    }
+  }
+  if (instances.empty()) return -1;
+  std::int64_t total = 0;
+  for (const auto& [cpus_sharing, bytes] : instances) total += bytes;
+  return total;
+}
 
 HostMemory host_available_memory(const std::string& root) {
   HostMemory best;

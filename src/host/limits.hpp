@@ -45,6 +45,11 @@ HostMemory host_available_memory(const std::string& root = "");
 void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name, std::int64_t space_available,
                   const HostMemory& host, const Config& c);
 
+// The last-level cache of this machine's CPUs in bytes: the size of the highest cache level
+// summed over its distinct instances (sockets, or AMD's core complexes), from sysfs; -1 when
+// sysfs does not say. Inputs that fit in it are read at the cache's speed, not memory's.
+std::int64_t last_level_cache_bytes(const std::string& root = "");
+
 // An output file that exists is an error unless the deck says overwrite = true.
 void check_output(const Config& c);
 

@@ -45,16 +45,21 @@ struct Record {
   bool oversubscribed = false;   // more threads than CPUs somewhere (host/placement.hpp)
   std::string oversubscription;  // what is oversubscribed; empty when nothing is
   std::string kokkos_version;
-  std::string kokkos_backends;         // enabled in the Kokkos build
-  std::string kokkos_kernels_version;  // "" when the build has no Kokkos Kernels
-  double input_bytes = 0.0;            // 2 * tokens * vocab * sizeof(float)
-  double space_bytes = 0.0;            // memory estimate of rank 0: in the execution space
-  double host_bytes = 0.0;             // and extra host memory (verification blocks, I/O copies)
-  double setup_s = 0.0;                // allocation + generation or file reading
-  double reference_s = 0.0;            // fp64 host reference
-  TimingStats ceiling;                 // the read-bandwidth probe over the same bytes: the fastest
-  double ceiling_GBps = 0.0;           // of the candidate shapes below
-  std::string ceiling_shape;           // the winner's name
+  std::string kokkos_backends;               // enabled in the Kokkos build
+  std::string kokkos_kernels_version;        // "" when the build has no Kokkos Kernels
+  double input_bytes = 0.0;                  // 2 * tokens * vocab * sizeof(float)
+  std::int64_t last_level_cache_bytes = -1;  // host spaces: the CPUs' last-level cache (-1: unknown)
+  // Whether the inputs fit in the host's last-level cache: then every GB/s is the cache's.
+  bool inputs_fit_in_cache() const {
+    return last_level_cache_bytes > 0 && input_bytes <= double(last_level_cache_bytes);
+  }
+  double space_bytes = 0.0;   // memory estimate of rank 0: in the execution space
+  double host_bytes = 0.0;    // and extra host memory (verification blocks, I/O copies)
+  double setup_s = 0.0;       // allocation + generation or file reading
+  double reference_s = 0.0;   // fp64 host reference
+  TimingStats ceiling;        // the read-bandwidth probe over the same bytes: the fastest
+  double ceiling_GBps = 0.0;  // of the candidate shapes below
+  std::string ceiling_shape;  // the winner's name
   struct CeilingCandidate {
     std::string shape;
     TimingStats time;

@@ -117,7 +117,11 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  deck            " << c.source << "\n"
      << "  tokens x vocab  " << c.tokens << " x " << c.vocab << " (" << c.elements() << " elements, "
      << to_string(c.dtype) << ")\n"
-     << "  input bytes     " << human_bytes(r.input_bytes) << " (lp and t, read once per run)\n"
+     << "  input bytes     " << human_bytes(r.input_bytes) << " (lp and t, read once per run)"
+     << (r.inputs_fit_in_cache() ? "; they fit in the CPUs' " + human_bytes(double(r.last_level_cache_bytes)) +
+                                       " last-level cache: every GB/s below is the cache's, not memory's"
+                                 : std::string())
+     << "\n"
      << "  memory          " << human_bytes(r.space_bytes) << " in Kokkos::" << r.execution_space << "'s memory"
      << (r.ranks > 1 ? " per rank" : "") << ", " << human_bytes(r.host_bytes)
      << " more on the host (verification's blocks of rows, a fixed amount; copies for I/O)\n"
@@ -281,6 +285,9 @@ void write_json(const Record& r, const std::string& path) {
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"ceiling_GBps", r.ceiling_GBps},
+      {"last_level_cache_bytes",
+       r.last_level_cache_bytes > 0 ? nlohmann::json(r.last_level_cache_bytes) : nlohmann::json()},
+      {"inputs_fit_in_cache", r.inputs_fit_in_cache()},
       {"rank_clock", to_string(r.rank_clock)},
       {"oversubscribed", r.oversubscribed},
       {"oversubscription", r.oversubscription},

@@ -253,8 +253,7 @@ void run_row_teams_strided(const char* label, const Problem<Space, T>& p, const 
   const Kokkos::TeamPolicy<Space> policy(static_cast<int>(p.tokens), team_size);
   Kokkos::parallel_reduce(
       label, policy,
-      RowTeamsStrided<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op},
-      out);
+      RowTeamsStrided<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
 }
 
 template <int Unroll, class... PolicyTraits, class Space, class T, class Op>

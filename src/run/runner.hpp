@@ -46,6 +46,7 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
   rec.execution_space = Space::name();
   rec.concurrency = static_cast<int>(Space().concurrency());
   rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
+  if (is_host_space<Space>()) rec.last_level_cache_bytes = last_level_cache_bytes();
   rec.kokkos_version = kokkos_version();
   rec.kokkos_backends = kokkos_backends();
   rec.kokkos_kernels_version = kokkos_kernels_version();

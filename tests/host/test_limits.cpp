@@ -159,3 +159,27 @@ TEST_CASE("an existing output is not overwritten unless the deck says so") {
   c.overwrite = true;
   CHECK_NOTHROW(klmini::check_output(c));
 }
+
+TEST_CASE("the last-level cache: the highest level's size over its distinct instances") {
+  const klmini::testing::TempDir dir("cache");
+  const std::filesystem::path cpus = dir.path() / "sys/devices/system/cpu";
+  // Two core complexes of two CPUs, 32 MiB of L3 each; L1 and L2 per CPU; an instruction cache.
+  for (int cpu = 0; cpu < 4; ++cpu) {
+    const std::filesystem::path cache = cpus / ("cpu" + std::to_string(cpu)) / "cache";
+    auto index = [&](int i, const char* type, int level, const char* size, const std::string& shared) {
+      const std::filesystem::path d = cache / ("index" + std::to_string(i));
+      write_file(d / "type", std::string(type) + "\n");
+      write_file(d / "level", std::to_string(level) + "\n");
+      write_file(d / "size", std::string(size) + "\n");
+      write_file(d / "shared_cpu_list", shared + "\n");
+    };
+    index(0, "Data", 1, "32K", std::to_string(cpu));
+    index(1, "Instruction", 1, "32K", std::to_string(cpu));
+    index(2, "Unified", 2, "1024K", std::to_string(cpu));
+    index(3, "Unified", 3, "32768K", cpu < 2 ? "0-1" : "2-3");
+  }
+  write_file(cpus / "cpufreq/policy0", "not a cpu\n");
+  CHECK(klmini::last_level_cache_bytes(dir.path().string()) == std::int64_t(64) << 20);
+  const klmini::testing::TempDir empty("nocache");
+  CHECK(klmini::last_level_cache_bytes(empty.path().string()) == -1);
+}

@@ -48,8 +48,7 @@ std::vector<ReadShape<Space>> read_ceiling_shapes(const Problem<Space, T>& p) {
                                            2 * device_league<Space>(), kDeviceTeam);
                       }});
     shapes.push_back({"rowteam_u4_t" + std::to_string(row_team_size<4>(p)), [&p](const Result<Space>& r) {
-                        run_row_teams_strided<4>("klmini::ceiling_read_rowteam", p, r, ReadOp{},
-                                                 row_team_size<4>(p));
+                        run_row_teams_strided<4>("klmini::ceiling_read_rowteam", p, r, ReadOp{}, row_team_size<4>(p));
                       }});
   } else if (is_host_space<Space>() && p.vocab > 2048) {
     shapes.push_back({"segments_2048", [&p](const Result<Space>& r) {
