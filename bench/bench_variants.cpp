@@ -211,6 +211,19 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     });
     add<Space>(backend, "rowteam_u2_t128", s,
                [](const auto& p, const auto& r) { run_row_teams<2>("b", p, r, Op{}, 128); });
+    // A persistent grid over contiguous blocks, half and full occupancy, 2, 4 or 8 chunks a step.
+    for (const int per_sm : {4, 8}) {
+      const int league = sms * per_sm;
+      const std::string l = "_l" + std::to_string(league);
+      add<Space>(backend, "blocks_u2" + l, s,
+                 [league](const auto& p, const auto& r) { run_grid_blocks<2>("b", p, r, Op{}, league, 256); });
+      add<Space>(backend, "blocks_u4" + l, s,
+                 [league](const auto& p, const auto& r) { run_grid_blocks<4>("b", p, r, Op{}, league, 256); });
+      add<Space>(backend, "blocks_u8" + l, s,
+                 [league](const auto& p, const auto& r) { run_grid_blocks<8>("b", p, r, Op{}, league, 256); });
+      add<Space>(backend, "blocksread_u4" + l, s,
+                 [league](const auto& p, const auto& r) { run_grid_blocks<4>("b", p, r, ReadOp{}, league, 256); });
+    }
     // One team per row, threads side by side, 4 or 8 chunks of each array in flight per thread.
     for (const int team : {256, 512, 1024}) {
       const std::string t = "_t" + std::to_string(team);

@@ -218,6 +218,33 @@ struct GridStride {
   }
 };
 
+// A persistent grid over blocks of team * Unroll contiguous chunks: team k reads blocks k,
+// k + league, ...; in a block thread r reads chunks r, r + team, ..., so that each team reads
+// one contiguous stretch at a time (as a kernel with one short-lived block per row does) while
+// the grid stays resident.
+template <class Space, int Unroll, class T, class Op>
+struct GridBlocks {
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  std::int64_t chunks;
+  Op op;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+    const std::int64_t team = m.team_size(), block = team * Unroll;
+    const std::int64_t blocks = (chunks + block - 1) / block;
+    double local = 0.0;
+    for (std::int64_t b = m.league_rank(); b < blocks; b += m.league_size()) {
+      const std::int64_t first = b * block + m.team_rank();
+      if ((b + 1) * block <= chunks)
+        local += sum_chunks<Unroll, false>(op, lp, t, first, team, chunks);
+      else
+        local += sum_chunks<Unroll>(op, lp, t, first, team, chunks);
+    }
+    acc += local;
+  }
+};
+
 template <class T, class View>
 const Chunk<T>* as_chunks(const View& v) {
   return reinterpret_cast<const Chunk<T>*>(v.data());
@@ -254,6 +281,14 @@ void run_row_teams_strided(const char* label, const Problem<Space, T>& p, const 
   Kokkos::parallel_reduce(
       label, policy,
       RowTeamsStrided<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
+}
+
+template <int Unroll, class Space, class T, class Op>
+void run_grid_blocks(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op, int league,
+                     int team) {
+  Kokkos::parallel_reduce(
+      label, Kokkos::TeamPolicy<Space>(league, team),
+      GridBlocks<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.elements() / Chunk<T>::lanes, op}, out);
 }
 
 template <int Unroll, class... PolicyTraits, class Space, class T, class Op>

@@ -40,6 +40,8 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
         {"rowteam_strided_u4", [&] { run_row_teams_strided<4>("t", p, r, op, recommended); }},
         {"rowteam_strided_u2_t1", [&] { run_row_teams_strided<2>("t", p, r, op, 1); }},
         {"grid_u2", [&] { run_grid_stride<2>("t", p, r, op, 3, 1); }},
+        {"blocks_u4", [&] { run_grid_blocks<4>("t", p, r, op, 3, recommended); }},
+        {"blocks_u2_t1", [&] { run_grid_blocks<2>("t", p, r, op, 2, 1); }},
         {"grid_u4", [&] { run_grid_stride<4>("t", p, r, op, 2, recommended); }},
         {"segments", [&] { run_row_segments("t", p, r, op); }},
     };
@@ -121,7 +123,7 @@ TEST_CASE("every read-ceiling candidate reads every element of both arrays once"
     const auto shapes = read_ceiling_shapes(p);
     // The product's shape, plus others wherever there is a choice (devices; host rows > 2048).
     CHECK(shapes.front().name == "product");
-    CHECK(shapes.size() == (klmini::is_host_space<Space>() ? (c.vocab > 2048 ? 2u : 1u) : (c.vocab % 4 ? 1u : 3u)));
+    CHECK(shapes.size() == (klmini::is_host_space<Space>() ? (c.vocab > 2048 ? 2u : 1u) : (c.vocab % 4 ? 1u : 4u)));
     const klmini::Result<Space> r("r");
     for (const auto& s : shapes) {
       INFO(c.tokens << " x " << c.vocab << " " << s.name);

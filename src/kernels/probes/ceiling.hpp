@@ -6,6 +6,7 @@
 //   fused_grad and the `none` term matrix.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -30,9 +31,10 @@ int row_team_size(const Problem<Space, T>& p) {
 }
 
 // The read ceiling is the fastest of a few read shapes over the same bytes, all timed in the
-// run: the product's own shape, and shapes with more loads in flight (a persistent grid at full
-// occupancy, 4 chunks per step; one team per row), so that it measures the device and not one
-// launch shape. On hosts: whole rows (the product's) and rows cut into segments of 2048.
+// run: the product's own shape, and persistent grids with 4 chunks of each array per step at a
+// quarter and at full occupancy, and one team per row, so that it measures the device and not
+// one launch shape (docs/PERFORMANCE.md: which wins where on the H200). On hosts: whole rows (the product's) and
+// rows cut into segments of 2048.
 template <class Space>
 struct ReadShape {
   std::string name;
@@ -46,6 +48,10 @@ std::vector<ReadShape<Space>> read_ceiling_shapes(const Problem<Space, T>& p) {
     shapes.push_back({"grid_u4_full", [&p](const Result<Space>& r) {
                         run_grid_stride<4>("klmini::ceiling_read_grid_u4_full", p, r, ReadOp{},
                                            2 * device_league<Space>(), kDeviceTeam);
+                      }});
+    shapes.push_back({"grid_u4_quarter", [&p](const Result<Space>& r) {
+                        run_grid_stride<4>("klmini::ceiling_read_grid_u4_quarter", p, r, ReadOp{},
+                                           std::max(1, device_league<Space>() / 2), kDeviceTeam);
                       }});
     shapes.push_back({"rowteam_u4_t" + std::to_string(row_team_size<4>(p)), [&p](const Result<Space>& r) {
                         run_row_teams_strided<4>("klmini::ceiling_read_rowteam", p, r, ReadOp{}, row_team_size<4>(p));
