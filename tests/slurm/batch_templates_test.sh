@@ -2,7 +2,8 @@
 # The Slurm batch templates, submitted for real to a one-node cluster started for the test
 # (tests/slurm/local_cluster.sh), as a user would: from a folder outside the project, with small
 # sizes. Checks each job's state and exit code, its results CSV and plots, that a resubmission
-# resumes, that a failing point fails the job, and that ranks start with srun inside a job.
+# resumes, that a failing point fails the job, that ranks start with srun inside a job, and that
+# the sweep runs under srun itself.
 #   tests/slurm/batch_templates_test.sh PROJECT_ROOT KLMINI
 # Exit 77 (skipped) without root or without Debian's slurmctld, slurmd and munge.
 set -uo pipefail
@@ -80,7 +81,17 @@ head -n 1 "$log" | grep -q '^\$ srun -n 2 --mpi=[a-z0-9_]* --cpus-per-task=1 --c
 grep -q "^  ranks  *2 (MPI" "$log" || fail "klmini did not see 2 ranks: $(grep ranks "$log")"
 [[ -s "$work/user/results/ranks/plots/ranks_openmp.png" ]] || fail "the rank-scaling plot is missing"
 
+# 5. The sweep started by srun itself: one task runs its points as plain processes (klmini does not
+# take the task's variables for an MPI launch); several tasks are refused with a reason.
+srun -n 1 -c "$(nproc)" "$project/scripts/sweep" --klmini "$klmini" --backends openmp --vocab 128 --tokens 64 \
+  --set repeats=2 --out "$work/user/results/srun" > srun1.out 2>&1 || fail "srun -n 1 scripts/sweep: $(tail -n 3 srun1.out)"
+grep -q "1/1 points ok" srun1.out || fail "srun -n 1 scripts/sweep: $(tail -n 3 srun1.out)"
+srun -n 2 "$project/scripts/sweep" --klmini "$klmini" --vocab 128 --out "$work/user/results/srun2" > srun2.out 2>&1 \
+  && fail "srun -n 2 scripts/sweep was not refused"
+grep -q "started as one of 2 tasks" srun2.out || fail "srun -n 2 scripts/sweep: $(tail -n 3 srun2.out)"
+grep -q Traceback srun1.out srun2.out && fail "a Python traceback from the sweep under srun"
+
 # Every job's record in the completion log agrees with scontrol.
-[[ $(grep -c "JobState=COMPLETED" "$work/cluster/jobcomp.txt") -eq 3 ]] || fail "jobcomp: $(cat "$work/cluster/jobcomp.txt")"
-[[ $(grep -c "JobState=FAILED" "$work/cluster/jobcomp.txt") -eq 1 ]] || fail "jobcomp: $(cat "$work/cluster/jobcomp.txt")"
-echo "batch templates: 4 jobs as expected"
+[[ $(grep -c "JobState=COMPLETED" "$work/cluster/jobcomp.txt") -eq 4 ]] || fail "jobcomp: $(cat "$work/cluster/jobcomp.txt")"
+[[ $(grep -c "JobState=FAILED" "$work/cluster/jobcomp.txt") -eq 2 ]] || fail "jobcomp: $(cat "$work/cluster/jobcomp.txt")"
+echo "batch templates: 4 jobs and 2 srun sweeps as expected"
