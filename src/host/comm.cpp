@@ -21,15 +21,27 @@ bool mpi_compiled_in() {
 #endif
 }
 
-bool started_by_mpi_launcher() {
-  // What mpiexec/mpirun (Open MPI, MPICH, Intel MPI, MVAPICH), srun, Cray's and Flux's launchers
-  // put in their processes' environments.
-  static const char* const kLauncherVariables[] = {
-      "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",    "PMI_RANK",    "PMI_SIZE",    "PMI_FD",        "MPI_LOCALNRANKS",
-      "MV2_COMM_WORLD_SIZE",  "SLURM_PROCID", "ALPS_APP_PE", "PALS_RANKID", "FLUX_TASK_RANK"};
-  for (const char* name : kLauncherVariables)
+bool in_srun_task() {
+  // A batch script also has SLURM_PROCID (0) but no step of srun's: SLURM_STEP_ID is unset there.
+  const char* step = std::getenv("SLURM_STEP_ID");
+  return std::getenv("SLURM_PROCID") && step && std::strcmp(step, "batch") != 0 && std::strcmp(step, "extern") != 0;
+}
+
+bool process_manager_present() {
+  for (const char* name : {"PMIX_RANK", "PMI_RANK", "PMI_FD", "OMPI_COMM_WORLD_SIZE"})
     if (std::getenv(name)) return true;
   return false;
+}
+
+bool started_by_mpi_launcher() {
+  // What mpiexec/mpirun (Open MPI, MPICH, Intel MPI, MVAPICH), Cray's and Flux's launchers put
+  // in their processes' environments; srun: in_srun_task.
+  static const char* const kLauncherVariables[] = {
+      "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",           "PMI_RANK",    "PMI_SIZE",    "PMI_FD",
+      "MPI_LOCALNRANKS",      "MV2_COMM_WORLD_SIZE", "ALPS_APP_PE", "PALS_RANKID", "FLUX_TASK_RANK"};
+  for (const char* name : kLauncherVariables)
+    if (std::getenv(name)) return true;
+  return in_srun_task();
 }
 
 bool mpi_wanted() {
@@ -52,6 +64,17 @@ MpiSession::MpiSession(int& argc, char**& argv) {
     std::exit(2);  // bad input, before anything has started
   }
   if (!wanted) return;
+#ifdef OMPI_MAJOR_VERSION
+  // Open MPI started by srun takes its ranks from srun's PMIx or PMI2; without either (srun
+  // --mpi=none, a site default) MPI_Init would abort the process with exit 1, which reads as
+  // "verification failed".
+  if (in_srun_task() && !process_manager_present()) {
+    std::fprintf(stderr,
+                 "klmini: srun started this rank without PMIx or PMI2 (srun --mpi=none?), and Open MPI needs one: "
+                 "run srun --mpi=pmix (srun --mpi=list names the plugins)\n");
+    std::exit(3);
+  }
+#endif
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 #else

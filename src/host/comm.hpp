@@ -70,6 +70,10 @@ RowRange rows_of_rank(std::int64_t tokens, int rank, int size);
 
 bool mpi_compiled_in();
 bool started_by_mpi_launcher();
+// One of the tasks of an srun step (not the batch script of a job, which has SLURM_PROCID too).
+bool in_srun_task();
+// A process manager an MPI can start from: PMIx, PMI or PMI2 variables, or Open MPI's launcher's.
+bool process_manager_present();
 // Throws std::invalid_argument for a KLMINI_MPI_INIT other than 0, 1 or empty.
 bool mpi_wanted();
 

@@ -36,14 +36,16 @@ class ScopedEnvironment {
 };
 
 const char* const kLauncherVariables[] = {
-    "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",    "PMI_RANK",    "PMI_SIZE",    "PMI_FD",        "MPI_LOCALNRANKS",
-    "MV2_COMM_WORLD_SIZE",  "SLURM_PROCID", "ALPS_APP_PE", "PALS_RANKID", "FLUX_TASK_RANK"};
+    "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",           "PMI_RANK",    "PMI_SIZE",    "PMI_FD",
+    "MPI_LOCALNRANKS",      "MV2_COMM_WORLD_SIZE", "ALPS_APP_PE", "PALS_RANKID", "FLUX_TASK_RANK"};
 
 }  // namespace
 
 TEST_CASE("MPI is started under a launcher or when KLMINI_MPI_INIT=1, never when KLMINI_MPI_INIT=0") {
   ScopedEnvironment env;
   for (const char* name : kLauncherVariables) env.set(name, std::nullopt);
+  env.set("SLURM_PROCID", std::nullopt);  // the tests may run inside an srun step
+  env.set("SLURM_STEP_ID", std::nullopt);
   env.set("KLMINI_MPI_INIT", std::nullopt);
   CHECK_FALSE(klmini::started_by_mpi_launcher());
   CHECK_FALSE(klmini::mpi_wanted());
@@ -62,6 +64,30 @@ TEST_CASE("MPI is started under a launcher or when KLMINI_MPI_INIT=1, never when
   CHECK_FALSE(klmini::mpi_wanted());
   env.set("KLMINI_MPI_INIT", "yes");
   CHECK_THROWS_WITH(klmini::mpi_wanted(), "KLMINI_MPI_INIT must be 0 or 1 (or unset), not 'yes'");
+}
+
+TEST_CASE("srun's tasks are launched ranks, a job's batch script is not; PMIx or PMI is seen") {
+  ScopedEnvironment env;
+  for (const char* name : kLauncherVariables) env.set(name, std::nullopt);
+  env.set("KLMINI_MPI_INIT", std::nullopt);
+  env.set("SLURM_STEP_ID", std::nullopt);
+  env.set("SLURM_PROCID", "0");  // a batch script has this, and no step id
+  CHECK_FALSE(klmini::in_srun_task());
+  CHECK_FALSE(klmini::started_by_mpi_launcher());
+  env.set("SLURM_STEP_ID", "batch");
+  CHECK_FALSE(klmini::in_srun_task());
+  env.set("SLURM_STEP_ID", "0");  // a task of srun's step 0
+  CHECK(klmini::in_srun_task());
+  CHECK(klmini::started_by_mpi_launcher());
+  CHECK_FALSE(klmini::process_manager_present());  // srun --mpi=none
+  env.set("PMIX_RANK", "0");                       // srun --mpi=pmix
+  CHECK(klmini::process_manager_present());
+  env.set("PMIX_RANK", std::nullopt);
+  env.set("PMI_FD", "5");  // srun --mpi=pmi2
+  CHECK(klmini::process_manager_present());
+  env.set("PMI_FD", std::nullopt);
+  env.set("SLURM_PROCID", std::nullopt);
+  CHECK_FALSE(klmini::in_srun_task());
 }
 
 TEST_CASE("rows are split across ranks in contiguous ranges, the first tokens % size one row longer") {

@@ -91,7 +91,18 @@ srun -n 2 "$project/scripts/sweep" --klmini "$klmini" --vocab 128 --out "$work/u
 grep -q "started as one of 2 tasks" srun2.out || fail "srun -n 2 scripts/sweep: $(tail -n 3 srun2.out)"
 grep -q Traceback srun1.out srun2.out && fail "a Python traceback from the sweep under srun"
 
+# 6. klmini under srun without a process manager (--mpi=none) says which plugin to use and exits 3
+# (a runtime error), not 1 (verification failed) as Open MPI's own abort would.
+srun -n 2 --mpi=none "$klmini" --set tokens=8 --set vocab=16 > none.out 2>&1
+rc=$?
+if ldd "$klmini" | grep -q "libmpi\.so\.40"; then  # Open MPI's library
+  if [[ $rc -ne 3 ]] || ! grep -q "without PMIx or PMI2" none.out; then
+    fail "srun --mpi=none: exit $rc: $(tail -n 2 none.out)"
+  fi
+fi
+[[ $rc -ne 1 ]] || fail "srun --mpi=none: exit 1, the code of a failed verification"
+
 # Every job's record in the completion log agrees with scontrol.
 [[ $(grep -c "JobState=COMPLETED" "$work/cluster/jobcomp.txt") -eq 4 ]] || fail "jobcomp: $(cat "$work/cluster/jobcomp.txt")"
-[[ $(grep -c "JobState=FAILED" "$work/cluster/jobcomp.txt") -eq 2 ]] || fail "jobcomp: $(cat "$work/cluster/jobcomp.txt")"
+[[ $(grep -c "JobState=FAILED" "$work/cluster/jobcomp.txt") -eq 3 ]] || fail "jobcomp: $(cat "$work/cluster/jobcomp.txt")"
 echo "batch templates: 4 jobs and 2 srun sweeps as expected"
