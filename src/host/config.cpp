@@ -142,6 +142,8 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
        }},
       {"sample_rows", [](Config& c, const toml::node& n,
                          const Where& w) { c.sample_rows = get_int(n, w, "sample_rows", 2, kMaxExtent); }},
+      {"peak_GBps",  // 100 TB/s: beyond any memory, so a larger figure is a typo
+       [](Config& c, const toml::node& n, const Where& w) { c.peak_GBps = get_int(n, w, "peak_GBps", 1, 100000); }},
       {"variant",
        [](Config& c, const toml::node& n, const Where& w) {
          const std::string v = get_string(n, w, "variant");
@@ -330,6 +332,7 @@ std::vector<std::pair<std::string, DeckValue>> describe(const Config& c) {
   d.emplace_back("verify", S(to_string(c.verify)));
   if (c.verify == VerifyMode::sample) d.emplace_back("sample_rows", I(c.sample_rows));
   d.emplace_back("variant", S(c.variant));
+  if (c.peak_GBps > 0) d.emplace_back("peak_GBps", I(c.peak_GBps));
   return d;
 }
 

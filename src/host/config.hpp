@@ -40,6 +40,7 @@ struct Config {
   int repeats = 10;
   VerifyMode verify = VerifyMode::full;
   std::int64_t sample_rows = 256;
+  std::int64_t peak_GBps = 0;     // the device's datasheet bandwidth, GB/s; 0: not given
   std::string variant = "fused";  // a variant name or "all"
 
   std::string source = "embedded default deck";  // where the deck came from

@@ -168,6 +168,11 @@ void print_results(const Record& r, std::ostream& os) {
          << seconds(r.ceiling_candidates[k].time.median_s);
     os << ": " << r.ceiling_shape << "\n";
   }
+  if (r.config.peak_GBps > 0) {
+    std::snprintf(line, sizeof line, "  ceiling_read: %.1f%% of the deck's peak_GBps = %lld (the datasheet's)\n",
+                  100.0 * r.ceiling_GBps / double(r.config.peak_GBps), static_cast<long long>(r.config.peak_GBps));
+    os << line;
+  }
   for (const auto& v : r.results) {
     std::string check = "off";
     if (v.verification.mode != VerifyMode::off) {
@@ -222,9 +227,15 @@ void print_results(const Record& r, std::ostream& os) {
   // At the start of a line, before the FOM line: a script can grep for it.
   if (r.oversubscribed) os << "warning: oversubscribed: " << r.oversubscription << "\n";
   if (p) {
-    std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling)\n", p->GBps,
-                  p->variant.c_str(), 100.0 * p->fraction_of_ceiling, r.backend.c_str());
+    std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling", p->GBps, p->variant.c_str(),
+                  100.0 * p->fraction_of_ceiling, r.backend.c_str());
     os << line;
+    if (r.config.peak_GBps > 0) {
+      std::snprintf(line, sizeof line, ", %.1f%% of the %lld GB/s peak", 100.0 * p->GBps / double(r.config.peak_GBps),
+                    static_cast<long long>(r.config.peak_GBps));
+      os << line;
+    }
+    os << ")\n";
   }
   if (r.config.verify == VerifyMode::off) {
     os << "Verification: OFF\n";
@@ -259,6 +270,7 @@ void write_json(const Record& r, const std::string& path) {
   params["ranks"] = r.ranks;
   nlohmann::json left_out = nlohmann::json::array();
   for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
+  const double peak = double(r.config.peak_GBps);  // 0: not given
   nlohmann::json results = nlohmann::json::array();
   for (const auto& v : r.results) {
     results.push_back({{"variant", v.variant},
@@ -269,6 +281,7 @@ void write_json(const Record& r, const std::string& path) {
                        {"bytes", v.bytes},
                        {"GBps", v.GBps},
                        {"fraction_of_ceiling", v.fraction_of_ceiling},
+                       {"fraction_of_peak", peak > 0 ? nlohmann::json(v.GBps / peak) : nlohmann::json()},
                        {"ceiling", to_string(v.ceiling)},
                        {"loss", finite_or_null(v.loss)},
                        {"bitwise_reproducible", v.reproducible},
@@ -285,6 +298,8 @@ void write_json(const Record& r, const std::string& path) {
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"ceiling_GBps", r.ceiling_GBps},
+      {"peak_GBps", peak > 0 ? nlohmann::json(peak) : nlohmann::json()},
+      {"ceiling_fraction_of_peak", peak > 0 ? nlohmann::json(r.ceiling_GBps / peak) : nlohmann::json()},
       {"last_level_cache_bytes",
        r.last_level_cache_bytes > 0 ? nlohmann::json(r.last_level_cache_bytes) : nlohmann::json()},
       {"inputs_fit_in_cache", r.inputs_fit_in_cache()},

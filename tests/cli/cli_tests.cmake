@@ -48,6 +48,9 @@ klmini_cli_test(bad_value 2 "bad_value.toml:2:1: key 'vocab': expected an intege
 klmini_cli_test(bad_toml 2 "bad_syntax.toml:2:.*invalid TOML" ${_data}/bad_syntax.toml)
 klmini_cli_test(bad_set 2 "--set tokens=zero: key 'tokens'" --set tokens=zero)
 klmini_cli_test(set_without_value 2 "--set tokens: expected key=value" --set tokens)
+klmini_cli_test(peak_out_of_range 2 "--set peak_GBps=0: key 'peak_GBps': value 0 is out of range" --set peak_GBps=0)
+klmini_cli_test(peak_fraction 0 "ceiling_read: [0-9.]+% of the deck's peak_GBps = 50.*FOM: .*% of the 50 GB/s peak\\)"
+                ${_in}/ci.toml --set peak_GBps=50)
 klmini_cli_test(backend_not_compiled 2 "backend 'cuda' is not compiled into this build" --set backend=cuda)
 klmini_cli_test(npy_missing 2 "missing_lp.npy: cannot open" ${_data}/npy_missing.toml)
 klmini_cli_test(npy_shape 2 "lp_2x3.npy: shape \\(2, 3\\) does not match the deck's \\(tokens, vocab\\) = \\(3, 2\\)" ${_data}/npy_shape.toml)

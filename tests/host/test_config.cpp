@@ -60,6 +60,7 @@ verify = "sample"
 sample_rows = 4
 variant = "flat"
 validate = true
+peak_GBps = 4800
 )");
   CHECK(c.tokens == 7);
   CHECK(c.vocab == 33);
@@ -74,6 +75,7 @@ validate = true
   CHECK(c.repeats == 3);
   CHECK(c.verify == klmini::VerifyMode::sample);
   CHECK(c.sample_rows == 4);
+  CHECK(c.peak_GBps == 4800);
   CHECK(c.variant == "flat");
   CHECK(c.validate);
   CHECK_FALSE(c.overwrite);
@@ -168,7 +170,7 @@ TEST_CASE("describe() lists the resolved deck") {
   bool has_sample_rows = false;
   for (const auto& [k, v] : d) has_sample_rows |= k == "sample_rows";
   CHECK(has_sample_rows);
-  CHECK(klmini::deck_keys().size() == 21);
+  CHECK(klmini::deck_keys().size() == 22);
 }
 
 TEST_CASE("dtype and precision: parsed, described, and the backend default left to the run") {

@@ -81,6 +81,27 @@ TEST_CASE("the results block has the table, the loss line, the FOM and the verdi
   CHECK(failed.verification_failed());
 }
 
+TEST_CASE("a deck's peak_GBps adds the fraction of that peak to the FOM, the ceiling and the JSON") {
+  auto r = sample_record(0.125);
+  std::ostringstream none;
+  klmini::print_results(r, none);
+  CHECK_THAT(none.str(), !ContainsSubstring("peak"));
+  r.config.peak_GBps = 1;  // the sample's fused moves 0.256 GB/s
+  std::ostringstream os;
+  klmini::print_results(r, os);
+  CHECK_THAT(os.str(),
+             ContainsSubstring("FOM: 0.256 GB/s (fused, 50.0% of the serial read ceiling, 25.6% of the 1 GB/s peak)"));
+  CHECK_THAT(os.str(), ContainsSubstring("ceiling_read: 51.2% of the deck's peak_GBps = 1"));
+  const TempDir dir("report_peak");
+  const std::string path = dir.file("peak.json");
+  klmini::write_json(r, path);
+  const auto j = nlohmann::json::parse(std::ifstream(path));
+  CHECK(j["peak_GBps"] == 1.0);
+  CHECK(std::fabs(j["results"][0]["fraction_of_peak"].get<double>() - 0.256) < 1e-12);
+  CHECK(std::fabs(j["ceiling_fraction_of_peak"].get<double>() - 0.512) < 1e-12);
+  CHECK(j["parameters"]["peak_GBps"] == 1);
+}
+
 TEST_CASE("timed runs whose launch the L2 flush did not cover are named, and only those") {
   auto r = sample_record(0.125);
   std::ostringstream clean;
