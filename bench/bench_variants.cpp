@@ -227,14 +227,18 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     // One team per row, threads side by side, 4 or 8 chunks of each array in flight per thread.
     for (const int team : {256, 512, 1024}) {
       const std::string t = "_t" + std::to_string(team);
-      add<Space>(backend, "rowstrided_u4" + t, s,
-                 [team](const auto& p, const auto& r) { run_row_teams_strided<4>("b", p, r, Op{}, team); });
-      add<Space>(backend, "rowstrided_u8" + t, s,
-                 [team](const auto& p, const auto& r) { run_row_teams_strided<8>("b", p, r, Op{}, team); });
-      add<Space>(backend, "rowstridedread_u4" + t, s,
-                 [team](const auto& p, const auto& r) { run_row_teams_strided<4>("b", p, r, ReadOp{}, team); });
-      add<Space>(backend, "rowstridedread_u8" + t, s,
-                 [team](const auto& p, const auto& r) { run_row_teams_strided<8>("b", p, r, ReadOp{}, team); });
+      add<Space>(backend, "rowstrided_u4" + t, s, [team](const auto& p, const auto& r) {
+        run_row_teams<4, ChunkOrder::interleaved>("b", p, r, Op{}, team);
+      });
+      add<Space>(backend, "rowstrided_u8" + t, s, [team](const auto& p, const auto& r) {
+        run_row_teams<8, ChunkOrder::interleaved>("b", p, r, Op{}, team);
+      });
+      add<Space>(backend, "rowstridedread_u4" + t, s, [team](const auto& p, const auto& r) {
+        run_row_teams<4, ChunkOrder::interleaved>("b", p, r, ReadOp{}, team);
+      });
+      add<Space>(backend, "rowstridedread_u8" + t, s, [team](const auto& p, const auto& r) {
+        run_row_teams<8, ChunkOrder::interleaved>("b", p, r, ReadOp{}, team);
+      });
     }
     add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, ReadOp{}); });
     add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, ReadOp{}); });

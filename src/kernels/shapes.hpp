@@ -123,9 +123,29 @@ struct FlatChunks {
   }
 };
 
-// One team per row: the team's threads stride over the row's 16-byte chunks, the row's sum is
-// reduced in the team, and one thread adds it to the kernel's reduction.
-template <class Space, int Unroll, class T, class Op>
+// Item first reads the chunks first, first + stride, ..., first + u * stride for every u with
+// first + u * stride < end: whole steps of Unroll chunks without range tests, then at most one
+// partial step.
+template <int Unroll, class T, class Op>
+KOKKOS_INLINE_FUNCTION double sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
+                                           std::int64_t stride, std::int64_t end) {
+  double sum = 0.0;
+  for (; first + (Unroll - 1) * stride < end; first += Unroll * stride)
+    sum += sum_chunks<Unroll, false>(op, lp, t, first, stride, end);
+  if (first < end) sum += sum_chunks<Unroll>(op, lp, t, first, stride, end);
+  return sum;
+}
+
+// Launch shapes, kept as templates so that the benchmark can sweep them.
+enum class ChunkOrder { interleaved, consecutive };
+
+// One team per row; the row's sum is reduced in the team, and one thread adds it to the
+// kernel's reduction. consecutive: each thread takes groups of Unroll neighbouring chunks.
+// interleaved: the threads side by side, thread r reading the row's chunks r, r + team, ...,
+// Unroll of them per step, so that each load instruction of a warp is one coalesced access and
+// each thread has Unroll independent loads of each array in flight. Teams live for one row each
+// and the hardware keeps as many resident as fit.
+template <class Space, int Unroll, class T, class Op, ChunkOrder Order>
 struct RowTeams {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
   const Chunk<T>* lp;
@@ -134,42 +154,15 @@ struct RowTeams {
   Op op;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
-    const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
-    const std::int64_t groups = (chunks_per_row + Unroll - 1) / Unroll;
-    double row = 0.0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, groups),
-        [&](const std::int64_t g, double& part) {
-          part += sum_chunks<Unroll>(op, lp, t, base + g * Unroll, 1, base + chunks_per_row);
-        },
-        row);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += row; });
-  }
-};
-
-// One team per row with its threads side by side: thread r reads the row's chunks r, r + team,
-// r + 2 team, ..., Unroll of them per step, so that each load instruction of a warp is one
-// coalesced access and each thread has Unroll independent loads of each array in flight. Teams
-// live for one row each and the hardware keeps as many resident as fit.
-template <class Space, int Unroll, class T, class Op>
-struct RowTeamsStrided {
-  using member = typename Kokkos::TeamPolicy<Space>::member_type;
-  const Chunk<T>* lp;
-  const Chunk<T>* t;
-  std::int64_t chunks_per_row;
-  Op op;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row, end = base + chunks_per_row;
-    const std::int64_t width = team.team_size();
+    const bool interleaved = Order == ChunkOrder::interleaved;
+    const std::int64_t items = interleaved ? team.team_size() : (chunks_per_row + Unroll - 1) / Unroll;
     double row = 0.0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, team.team_size()),
-        [&](const std::int64_t r, double& part) {
-          std::int64_t c = base + r;
-          for (; c + (Unroll - 1) * width < end; c += Unroll * width)
-            part += sum_chunks<Unroll, false>(op, lp, t, c, width, end);
-          if (c < end) part += sum_chunks<Unroll>(op, lp, t, c, width, end);
+        Kokkos::TeamThreadRange(team, items),
+        [&](const std::int64_t i, double& part) {
+          part += interleaved ? sweep_chunks<Unroll>(op, lp, t, base + i, team.team_size(), end)
+                              : sum_chunks<Unroll>(op, lp, t, base + i * Unroll, 1, end);
         },
         row);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += row; });
@@ -208,13 +201,8 @@ struct GridStride {
   template <class AnyOp>
   KOKKOS_INLINE_FUNCTION double sweep(const member& m, const AnyOp& any_op) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
-    std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank();
-    double local = 0.0;
-    // Whole steps without range tests, then at most one partial step.
-    for (; c + (Unroll - 1) * width < chunks; c += Unroll * width)
-      local += sum_chunks<Unroll, false>(any_op, lp, t, c, width, chunks);
-    if (c < chunks) local += sum_chunks<Unroll>(any_op, lp, t, c, width, chunks);
-    return local;
+    return sweep_chunks<Unroll>(any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(), width,
+                                chunks);
   }
 };
 
@@ -250,9 +238,6 @@ const Chunk<T>* as_chunks(const View& v) {
   return reinterpret_cast<const Chunk<T>*>(v.data());
 }
 
-// Launch shapes, kept as templates so that the benchmark can sweep them.
-enum class ChunkOrder { interleaved, consecutive };
-
 template <int Unroll, ChunkOrder Order = ChunkOrder::interleaved, class... PolicyTraits, class Space, class T, class Op>
 void run_flat_chunks(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
   const std::int64_t chunks = p.elements() / Chunk<T>::lanes;
@@ -265,22 +250,13 @@ void run_flat_chunks(const char* label, const Problem<Space, T>& p, const Result
                           out);
 }
 
-template <int Unroll, class Space, class T, class Op>
+template <int Unroll, ChunkOrder Order = ChunkOrder::consecutive, class Space, class T, class Op>
 void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
                    int team_size) {
   const Kokkos::TeamPolicy<Space> policy(static_cast<int>(p.tokens), team_size);
   Kokkos::parallel_reduce(
       label, policy,
-      RowTeams<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
-}
-
-template <int Unroll, class Space, class T, class Op>
-void run_row_teams_strided(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
-                           int team_size) {
-  const Kokkos::TeamPolicy<Space> policy(static_cast<int>(p.tokens), team_size);
-  Kokkos::parallel_reduce(
-      label, policy,
-      RowTeamsStrided<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
+      RowTeams<Space, Unroll, T, Op, Order>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
 }
 
 template <int Unroll, class Space, class T, class Op>

@@ -33,8 +33,8 @@ int row_team_size(const Problem<Space, T>& p) {
 // The read ceiling is the fastest of a few read shapes over the same bytes, all timed in the
 // run: the product's own shape, and persistent grids with 4 chunks of each array per step at a
 // quarter and at full occupancy, and one team per row, so that it measures the device and not
-// one launch shape (docs/PERFORMANCE.md: which wins where on the H200). On hosts: whole rows (the product's) and
-// rows cut into segments of 2048.
+// one launch shape (docs/PERFORMANCE.md: which wins where on the H200). On hosts: whole rows
+// (the product's) and rows cut into segments of 2048.
 template <class Space>
 struct ReadShape {
   std::string name;
@@ -53,8 +53,9 @@ std::vector<ReadShape<Space>> read_ceiling_shapes(const Problem<Space, T>& p) {
                         run_grid_stride<4>("klmini::ceiling_read_grid_u4_quarter", p, r, ReadOp{},
                                            std::max(1, device_league<Space>() / 2), kDeviceTeam);
                       }});
-    shapes.push_back({"rowteam_u4_t" + std::to_string(row_team_size<4>(p)), [&p](const Result<Space>& r) {
-                        run_row_teams_strided<4>("klmini::ceiling_read_rowteam", p, r, ReadOp{}, row_team_size<4>(p));
+    const int team = row_team_size<4>(p);
+    shapes.push_back({"rowteam_u4_t" + std::to_string(team), [&p, team](const Result<Space>& r) {
+                        run_row_teams<4, ChunkOrder::interleaved>("klmini::ceiling_read_rowteam", p, r, ReadOp{}, team);
                       }});
   } else if (is_host_space<Space>() && p.vocab > 2048) {
     shapes.push_back({"segments_2048", [&p](const Result<Space>& r) {
