@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 #include <variant>
 
@@ -101,6 +102,14 @@ std::string seconds(double s) {
 
 const VariantResult* product(const Record& r) { return r.results.empty() ? nullptr : &r.results.front(); }
 
+// A rate as a fraction of the deck's peak_GBps; none when the deck gives no peak.
+std::optional<double> of_peak(const Record& r, double GBps) {
+  if (r.config.peak_GBps <= 0) return std::nullopt;
+  return GBps / double(r.config.peak_GBps);
+}
+
+nlohmann::json optional_json(const std::optional<double>& x) { return x ? nlohmann::json(*x) : nlohmann::json(); }
+
 // What a timed run of several ranks spans on r.rank_clock (src/run/time_kernel.hpp).
 const char* span_of_ranks(const Record& r) {
   return r.rank_clock == RankClock::per_rank_elapsed ? "the slowest rank's time from a barrier"
@@ -168,9 +177,9 @@ void print_results(const Record& r, std::ostream& os) {
          << seconds(r.ceiling_candidates[k].time.median_s);
     os << ": " << r.ceiling_shape << "\n";
   }
-  if (r.config.peak_GBps > 0) {
+  if (const auto f = of_peak(r, r.ceiling_GBps)) {
     std::snprintf(line, sizeof line, "  ceiling_read: %.1f%% of the deck's peak_GBps = %lld (the datasheet's)\n",
-                  100.0 * r.ceiling_GBps / double(r.config.peak_GBps), static_cast<long long>(r.config.peak_GBps));
+                  100.0 * *f, static_cast<long long>(r.config.peak_GBps));
     os << line;
   }
   for (const auto& v : r.results) {
@@ -230,8 +239,8 @@ void print_results(const Record& r, std::ostream& os) {
     std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling", p->GBps, p->variant.c_str(),
                   100.0 * p->fraction_of_ceiling, r.backend.c_str());
     os << line;
-    if (r.config.peak_GBps > 0) {
-      std::snprintf(line, sizeof line, ", %.1f%% of the %lld GB/s peak", 100.0 * p->GBps / double(r.config.peak_GBps),
+    if (const auto f = of_peak(r, p->GBps)) {
+      std::snprintf(line, sizeof line, ", %.1f%% of the %lld GB/s peak", 100.0 * *f,
                     static_cast<long long>(r.config.peak_GBps));
       os << line;
     }
@@ -270,7 +279,6 @@ void write_json(const Record& r, const std::string& path) {
   params["ranks"] = r.ranks;
   nlohmann::json left_out = nlohmann::json::array();
   for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
-  const double peak = double(r.config.peak_GBps);  // 0: not given
   nlohmann::json results = nlohmann::json::array();
   for (const auto& v : r.results) {
     results.push_back({{"variant", v.variant},
@@ -281,7 +289,7 @@ void write_json(const Record& r, const std::string& path) {
                        {"bytes", v.bytes},
                        {"GBps", v.GBps},
                        {"fraction_of_ceiling", v.fraction_of_ceiling},
-                       {"fraction_of_peak", peak > 0 ? nlohmann::json(v.GBps / peak) : nlohmann::json()},
+                       {"fraction_of_peak", optional_json(of_peak(r, v.GBps))},
                        {"ceiling", to_string(v.ceiling)},
                        {"loss", finite_or_null(v.loss)},
                        {"bitwise_reproducible", v.reproducible},
@@ -298,8 +306,8 @@ void write_json(const Record& r, const std::string& path) {
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"ceiling_GBps", r.ceiling_GBps},
-      {"peak_GBps", peak > 0 ? nlohmann::json(peak) : nlohmann::json()},
-      {"ceiling_fraction_of_peak", peak > 0 ? nlohmann::json(r.ceiling_GBps / peak) : nlohmann::json()},
+      {"peak_GBps", r.config.peak_GBps > 0 ? nlohmann::json(double(r.config.peak_GBps)) : nlohmann::json()},
+      {"ceiling_fraction_of_peak", optional_json(of_peak(r, r.ceiling_GBps))},
       {"last_level_cache_bytes",
        r.last_level_cache_bytes > 0 ? nlohmann::json(r.last_level_cache_bytes) : nlohmann::json()},
       {"inputs_fit_in_cache", r.inputs_fit_in_cache()},
