@@ -37,6 +37,8 @@ struct Problem {
   // precision = "exact": terms in fp64 with math::exact_log, whose table lives here.
   bool exact = false;
   Kokkos::View<double*, memory_space> log_table;
+  // Devices: one fp64 sum per row, for the shape that reduces long rows in two kernels.
+  Kokkos::View<double*, memory_space> row_sums;
 
   std::int64_t elements() const { return tokens * vocab; }
   // Both matrices as flat arrays (for the element-wise and library variants).

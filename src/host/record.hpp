@@ -66,8 +66,10 @@ struct Record {
     double GBps = 0.0;
   };
   std::vector<CeilingCandidate> ceiling_candidates;
-  TimingStats copy_ceiling;  // read both, write one fp32 matrix (only when a kernel writes one)
-  double copy_ceiling_GBps = 0.0;
+  TimingStats copy_ceiling;        // read both, write one fp32 matrix (only when a kernel writes one):
+  double copy_ceiling_GBps = 0.0;  // the fastest of its candidates
+  std::string copy_ceiling_shape;
+  std::vector<CeilingCandidate> copy_ceiling_candidates;
   std::vector<VariantResult> results;
   std::vector<LeftOutVariant> left_out;  // variant = "all": the loss variants not run
   double loss = 0.0;                     // the product variant's (first in results)

@@ -170,13 +170,16 @@ void print_results(const Record& r, std::ostream& os) {
   };
   ceiling_row("ceiling_read", r.ceiling, r.ceiling_GBps);
   if (r.copy_ceiling.median_s > 0.0) ceiling_row("ceiling_copy", r.copy_ceiling, r.copy_ceiling_GBps);
-  if (r.ceiling_candidates.size() > 1) {
-    os << "  ceiling_read: the fastest of";
-    for (std::size_t k = 0; k < r.ceiling_candidates.size(); ++k)
-      os << (k ? "," : "") << " " << r.ceiling_candidates[k].shape << " "
-         << seconds(r.ceiling_candidates[k].time.median_s);
-    os << ": " << r.ceiling_shape << "\n";
-  }
+  auto candidates_line = [&](const char* name, const std::vector<Record::CeilingCandidate>& candidates,
+                             const std::string& winner) {
+    if (candidates.size() < 2) return;
+    os << "  " << name << ": the fastest of";
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      os << (k ? "," : "") << " " << candidates[k].shape << " " << seconds(candidates[k].time.median_s);
+    os << ": " << winner << "\n";
+  };
+  candidates_line("ceiling_read", r.ceiling_candidates, r.ceiling_shape);
+  candidates_line("ceiling_copy", r.copy_ceiling_candidates, r.copy_ceiling_shape);
   if (const auto f = of_peak(r, r.ceiling_GBps)) {
     std::snprintf(line, sizeof line, "  ceiling_read: %.1f%% of the deck's peak_GBps = %lld (the datasheet's)\n",
                   100.0 * *f, static_cast<long long>(r.config.peak_GBps));
@@ -296,9 +299,12 @@ void write_json(const Record& r, const std::string& path) {
                        {"rank_GBps", v.rank_GBps},
                        {"verification", verification_json(v.verification)}});
   }
-  nlohmann::json ceiling_candidates = nlohmann::json::array();
-  for (const auto& k : r.ceiling_candidates)
-    ceiling_candidates.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
+  auto candidates_json = [](const std::vector<Record::CeilingCandidate>& candidates) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& k : candidates)
+      list.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
+    return list;
+  };
   const Provenance p = provenance();
   nlohmann::json doc = {
       {"schema_version", kResultsSchemaVersion},
@@ -321,12 +327,15 @@ void write_json(const Record& r, const std::string& path) {
         {"uncovered_launches", r.ceiling.uncovered},
         {"bytes", r.input_bytes},
         {"shape", r.ceiling_shape},
-        {"candidates", ceiling_candidates}}},
-      {"copy_ceiling", r.copy_ceiling.median_s > 0.0 ? nlohmann::json{{"median_s", r.copy_ceiling.median_s},
-                                                                      {"min_s", r.copy_ceiling.min_s},
-                                                                      {"max_s", r.copy_ceiling.max_s},
-                                                                      {"GBps", r.copy_ceiling_GBps}}
-                                                     : nlohmann::json()},
+        {"candidates", candidates_json(r.ceiling_candidates)}}},
+      {"copy_ceiling", r.copy_ceiling.median_s > 0.0
+                           ? nlohmann::json{{"median_s", r.copy_ceiling.median_s},
+                                            {"min_s", r.copy_ceiling.min_s},
+                                            {"max_s", r.copy_ceiling.max_s},
+                                            {"GBps", r.copy_ceiling_GBps},
+                                            {"shape", r.copy_ceiling_shape},
+                                            {"candidates", candidates_json(r.copy_ceiling_candidates)}}
+                           : nlohmann::json()},
       {"one_pass_over_two_passes",
        one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
       {"results", results},

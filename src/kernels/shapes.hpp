@@ -7,12 +7,14 @@
 //   can vectorize;
 // * device spaces: a persistent grid over 16-byte chunks of the flat arrays, several per thread
 //   and step, so that each thread has independent 16-byte loads in flight (needed to approach
-//   HBM bandwidth); when the arrays are not 16-byte aligned or vocab is not a multiple of the
+//   HBM bandwidth); for long rows one team per row in a parallel_for, then a sum over the
+//   rows' sums; when the arrays are not 16-byte aligned or vocab is not a multiple of the
 //   chunk's lanes, short row segments with scalar loads instead.
 // The other shapes (flat chunks, one team per row) are the alternatives the benchmark sweeps.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include "core/problem.hpp"
@@ -139,12 +141,13 @@ KOKKOS_INLINE_FUNCTION double sweep_chunks(const Op& op, const Chunk<T>* lp, con
 // Launch shapes, kept as templates so that the benchmark can sweep them.
 enum class ChunkOrder { interleaved, consecutive };
 
-// One team per row; the row's sum is reduced in the team, and one thread adds it to the
-// kernel's reduction. consecutive: each thread takes groups of Unroll neighbouring chunks.
+// One team per row. consecutive: each thread takes groups of Unroll neighbouring chunks.
 // interleaved: the threads side by side, thread r reading the row's chunks r, r + team, ...,
 // Unroll of them per step, so that each load instruction of a warp is one coalesced access and
-// each thread has Unroll independent loads of each array in flight. Teams live for one row each
-// and the hardware keeps as many resident as fit.
+// each thread has Unroll independent loads of each array in flight. Every thread adds its part
+// straight to its own share of the kernel's reduction: no reduction inside the team per row,
+// whose barriers would leave the team without loads in flight between rows. Teams live for one
+// row each and the hardware keeps as many resident as fit.
 template <class Space, int Unroll, class T, class Op, ChunkOrder Order>
 struct RowTeams {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -155,18 +158,47 @@ struct RowTeams {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row, end = base + chunks_per_row;
-    const bool interleaved = Order == ChunkOrder::interleaved;
-    const std::int64_t items = interleaved ? team.team_size() : (chunks_per_row + Unroll - 1) / Unroll;
+    if constexpr (Order == ChunkOrder::interleaved) {
+      acc += sweep_chunks<Unroll>(op, lp, t, base + team.team_rank(), team.team_size(), end);
+    } else {
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, (chunks_per_row + Unroll - 1) / Unroll),
+          [&](const std::int64_t i) { acc += sum_chunks<Unroll>(op, lp, t, base + i * Unroll, 1, end); });
+    }
+  }
+};
+
+// One team per row in a parallel_for: the team reduces its row and stores the row's sum, and
+// a parallel_reduce over the row sums follows (sums_of_rows). Its teams end without the step
+// with which every team of a parallel_reduce ends (the team's partial stored, a fence, an
+// atomic count): with that step, one team per row costs a few us per team at vocab 4096 and
+// about 4% at 131072 on the H200; without it, long rows read faster than the persistent grid.
+template <class Space, int Unroll, class T, class Op>
+struct RowSums {
+  using member = typename Kokkos::TeamPolicy<Space>::member_type;
+  const Chunk<T>* lp;
+  const Chunk<T>* t;
+  std::int64_t chunks_per_row;
+  Op op;
+  Kokkos::View<double*, typename Space::memory_space> sums;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
+    const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
     double row = 0.0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, items),
-        [&](const std::int64_t i, double& part) {
-          part += interleaved ? sweep_chunks<Unroll>(op, lp, t, base + i, team.team_size(), end)
-                              : sum_chunks<Unroll>(op, lp, t, base + i * Unroll, 1, end);
+        Kokkos::TeamThreadRange(team, team.team_size()),
+        [&](const int r, double& part) {
+          part += sweep_chunks<Unroll>(op, lp, t, base + r, team.team_size(), base + chunks_per_row);
         },
         row);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += row; });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { sums(team.league_rank()) = row; });
   }
+};
+
+template <class View>
+struct SumOfElements {
+  View v;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, double& acc) const { acc += v(i); }
 };
 
 // Whether Cuda kernels stage Op's table in team scratch first (Op::scratch_bytes > 0: the exact
@@ -260,6 +292,16 @@ void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<S
 }
 
 template <int Unroll, class Space, class T, class Op>
+void run_row_sums(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
+                  int team_size) {
+  Kokkos::parallel_for(
+      (std::string(label) + "_rows").c_str(), Kokkos::TeamPolicy<Space>(static_cast<int>(p.tokens), team_size),
+      RowSums<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op, p.row_sums});
+  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, p.tokens),
+                          SumOfElements<decltype(p.row_sums)>{p.row_sums}, out);
+}
+
+template <int Unroll, class Space, class T, class Op>
 void run_grid_blocks(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op, int league,
                      int team) {
   Kokkos::parallel_reduce(
@@ -302,9 +344,19 @@ bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
 // threads (one per SM on an H200: one scratch copy per SM) at the same occupancy, held to 64
 // registers by its launch bounds, and 8 elements per step (for 16-bit types one chunk: two
 // would spill).
+// Rows of at least kRowSumsMinRowBytes per array (fp32 vocab >= 65536) take RowSums instead:
+// teams of 256 threads, 4 chunks of each array per thread and step.
 inline constexpr int kDeviceUnroll = 2;
 inline constexpr int kDeviceTeam = 256;
 inline constexpr int kStagingTeam = 1024;
+inline constexpr std::int64_t kRowSumsMinRowBytes = 256 * 1024;
+inline constexpr int kRowSumsUnroll = 4;
+
+template <class Space, class T>
+bool row_sums_apply(const Problem<Space, T>& p) {
+  return chunks_apply(p) && p.row_sums.extent(0) == std::size_t(p.tokens) && p.tokens <= 2147483647 &&
+         p.vocab * std::int64_t(sizeof(T)) >= kRowSumsMinRowBytes;
+}
 
 template <class Space>
 int device_league(int team = kDeviceTeam) {
@@ -319,6 +371,8 @@ void run_product_shape(const char* label, const Problem<Space, T>& p, const Resu
   else if constexpr (StagesTable<Space, Op>::value)
     run_grid_stride<8 / Chunk<T>::lanes, Kokkos::LaunchBounds<kStagingTeam, 1>>(
         label, p, out, op, device_league<Space>(kStagingTeam), kStagingTeam);
+  else if (row_sums_apply(p))
+    run_row_sums<kRowSumsUnroll>(label, p, out, op, kDeviceTeam);
   else
     run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
 }

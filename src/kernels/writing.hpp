@@ -76,14 +76,15 @@ struct WriteGridStride {
   }
 };
 
-template <class Space, class T, class Op>
+// On devices: the product's grid (league = 0) or a grid of `league` teams, Unroll chunks a step.
+template <int Unroll = kDeviceUnroll, class Space, class T, class Op>
 void run_writing_kernel(const char* label, const Problem<Space, T>& p, const typename Problem<Space, T>::OutMatrix& out,
-                        const Result<Space>& sum, const Op& op) {
+                        const Result<Space>& sum, const Op& op, int league = 0) {
   if (chunks_apply(p, out)) {
-    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(device_league<Space>(), kDeviceTeam),
-                            WriteGridStride<Space, kDeviceUnroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
-                                                                         reinterpret_cast<Chunk<float>*>(out.data()),
-                                                                         p.elements() / Chunk<T>::lanes, op},
+    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(league > 0 ? league : device_league<Space>(), kDeviceTeam),
+                            WriteGridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
+                                                                  reinterpret_cast<Chunk<float>*>(out.data()),
+                                                                  p.elements() / Chunk<T>::lanes, op},
                             sum);
   } else {
     const RowSegments seg = row_segments(p);

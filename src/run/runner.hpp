@@ -71,26 +71,37 @@ Outputs<Space> allocate_outputs(const Config& c, std::int64_t rows) {
   return out;
 }
 
+// Times every candidate shape of a ceiling over `bytes`; returns the fastest's time and names it.
+template <class Space>
+TimingStats time_fastest(const std::vector<variants::CeilingShape<Space>>& shapes, double bytes, const Config& c,
+                         const Comm& comm, std::string& winner, std::vector<Record::CeilingCandidate>& candidates) {
+  std::vector<double> values;
+  TimingStats best;
+  for (const auto& shape : shapes) {
+    const TimingStats t = time_kernel<Space>(shape.run, c.warmup, c.repeats, values, comm);
+    candidates.push_back({shape.name, t, bytes / t.median_s * 1e-9});
+    if (winner.empty() || t.median_s < best.median_s) {
+      best = t;
+      winner = shape.name;
+    }
+  }
+  return best;
+}
+
 // The read ceiling, and the copy ceiling when a kernel writes a matrix (into whichever output
 // exists; the kernels overwrite it later).
 template <class Space, class T>
 void time_ceilings(const Config& c, const Problem<Space, T>& p, const Outputs<Space>& out, const Comm& comm,
                    Record& rec) {
-  std::vector<double> values;
-  for (const auto& shape : variants::read_ceiling_shapes(p)) {
-    const TimingStats t = time_kernel<Space>(shape.run, c.warmup, c.repeats, values, comm);
-    rec.ceiling_candidates.push_back({shape.name, t, rec.input_bytes / t.median_s * 1e-9});
-    if (rec.ceiling_shape.empty() || t.median_s < rec.ceiling.median_s) {
-      rec.ceiling = t;
-      rec.ceiling_shape = shape.name;
-    }
-  }
+  rec.ceiling = time_fastest<Space>(variants::read_ceiling_shapes(p), rec.input_bytes, c, comm, rec.ceiling_shape,
+                                    rec.ceiling_candidates);
   rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
   if (c.reduction != Reduction::none && !c.gradient) return;
   const auto& target = c.gradient ? out.grad : out.terms;
-  rec.copy_ceiling = time_kernel<Space>([&](const Result<Space>& r) { variants::copy_ceiling(p, target, r); }, c.warmup,
-                                        c.repeats, values, comm);
-  rec.copy_ceiling_GBps = double(c.elements()) * (2.0 * double(sizeof(T)) + 4.0) / rec.copy_ceiling.median_s * 1e-9;
+  const double copy_bytes = double(c.elements()) * (2.0 * double(sizeof(T)) + 4.0);
+  rec.copy_ceiling = time_fastest<Space>(variants::copy_ceiling_shapes(p, target), copy_bytes, c, comm,
+                                         rec.copy_ceiling_shape, rec.copy_ceiling_candidates);
+  rec.copy_ceiling_GBps = copy_bytes / rec.copy_ceiling.median_s * 1e-9;
 }
 
 // Times one planned kernel and checks what it computed.

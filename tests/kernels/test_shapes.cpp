@@ -18,10 +18,12 @@
 template <class T, class Op>
 void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
   using namespace klmini::variants;
-  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 8}, {5, 40}, {9, 1032}}) {
+  // {3, 65536}: rows long enough that the product's shape on devices is RowSums.
+  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 8}, {5, 40}, {9, 1032}, {3, 65536}}) {
     klmini::Config c = small_config(shape.first, shape.second);
     c.dtype = dtype;
-    const auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
+    auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
+    if (p.row_sums.extent(0) == 0) p.row_sums = decltype(p.row_sums)("t::row_sums", c.tokens);  // hosts
     const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto ref = klmini::reference_rows(lp.data(), t.data(), c.tokens, c.vocab, false);
@@ -44,6 +46,9 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
         {"blocks_u2_t1", [&] { run_grid_blocks<2>("t", p, r, op, 2, 1); }},
         {"grid_u4", [&] { run_grid_stride<4>("t", p, r, op, 2, recommended); }},
         {"segments", [&] { run_row_segments("t", p, r, op); }},
+        {"rowsums_u4", [&] { run_row_sums<4>("t", p, r, op, recommended); }},
+        {"rowsums_u2_t1", [&] { run_row_sums<2>("t", p, r, op, 1); }},
+        {"product", [&] { run_product_shape("t", p, r, op); }},
     };
     for (const auto& [name, launch] : shapes) {
       INFO(c.tokens << " x " << c.vocab << " " << name << " dtype " << klmini::to_string(dtype));
