@@ -20,8 +20,8 @@ namespace {
 
 using Shape = std::pair<std::int64_t, std::int64_t>;  // tokens x vocab
 
-template <class Space>
-using Kernel = std::function<void(const klmini::Problem<Space>&, const klmini::Result<Space>&)>;
+template <class Space, class T = float>
+using Kernel = std::function<void(const klmini::Problem<Space, T>&, const klmini::Result<Space>&)>;
 
 // The problem of the last shape is kept alive between benchmarks of that shape; the Views
 // must go before Kokkos finalizes.
@@ -30,9 +30,9 @@ void release_problems() {
   for (auto& r : releases) r();
 }
 
-template <class Space>
-const klmini::Problem<Space>& problem_for(const Shape& shape) {
-  static std::unique_ptr<klmini::Problem<Space>> cached;
+template <class Space, class T = float>
+const klmini::Problem<Space, T>& problem_for(const Shape& shape) {
+  static std::unique_ptr<klmini::Problem<Space, T>> cached;
   static Shape cached_shape{0, 0};
   static const bool registered = (releases.emplace_back([] { cached.reset(); }), true);
   (void)registered;
@@ -42,7 +42,7 @@ const klmini::Problem<Space>& problem_for(const Shape& shape) {
     c.tokens = shape.first;
     c.vocab = shape.second;
     c.precision = klmini::Precision::exact;  // for the exact log's table; the variants run fast
-    cached = std::make_unique<klmini::Problem<Space>>(klmini::make_problem<Space>(c, 0, c.tokens));
+    cached = std::make_unique<klmini::Problem<Space, T>>(klmini::make_problem<Space, T>(c, 0, c.tokens));
     cached->exact = false;
     cached_shape = shape;
   }
@@ -59,14 +59,19 @@ klmini::KernelTimer<Space> make_timer(bool flush) {
 }
 
 // `flush`: KernelTimer's L2 flush before each start (the product's timing), or none.
-template <class Space>
-void add(const std::string& backend, const std::string& name, const Shape& shape, Kernel<Space> kernel,
-         bool flush = true) {
+template <class X>
+struct NonDeduced {  // T is given or float, never deduced from the lambda
+  using type = X;
+};
+
+template <class Space, class T = float>
+void add(const std::string& backend, const std::string& name, const Shape& shape,
+         typename NonDeduced<Kernel<Space, T>>::type kernel, bool flush = true) {
   const std::string label =
       backend + "/" + name + "/" + std::to_string(shape.first) + "x" + std::to_string(shape.second);
   benchmark::RegisterBenchmark(label.c_str(),
                                [=](benchmark::State& state) {
-                                 const auto& p = problem_for<Space>(shape);
+                                 const auto& p = problem_for<Space, T>(shape);
                                  const klmini::Result<Space> result("bench::result");
                                  kernel(p, result);  // warm up
                                  klmini::KernelTimer<Space> timer = make_timer<Space>(flush);
@@ -76,7 +81,7 @@ void add(const std::string& backend, const std::string& name, const Shape& shape
                                    state.SetIterationTime(timer.stop());
                                  }
                                  state.counters["sum"] = klmini::read_result<Space>(result);
-                                 const double bytes = 2.0 * double(shape.first) * double(shape.second) * sizeof(float);
+                                 const double bytes = 2.0 * double(shape.first) * double(shape.second) * sizeof(T);
                                  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes));
                                  state.counters["TBps"] = benchmark::Counter(bytes * 1e-12 * double(state.iterations()),
                                                                              benchmark::Counter::kIsRate);
@@ -209,6 +214,16 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
     add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
       run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
     });
+    // One team per row in a parallel_for, then a sum of the rows (RowSums).
+    for (const int team : {256, 512, 1024}) {
+      const std::string t = "_t" + std::to_string(team);
+      add<Space>(backend, "rows_u4" + t, s,
+                 [team](const auto& p, const auto& r) { run_row_sums<4>("b", p, r, Op{}, team); });
+      add<Space>(backend, "rows_u8" + t, s,
+                 [team](const auto& p, const auto& r) { run_row_sums<8>("b", p, r, Op{}, team); });
+    }
+    add<Space>(backend, "rowsread_u4_t256", s,
+               [](const auto& p, const auto& r) { run_row_sums<4>("b", p, r, ReadOp{}, 256); });
     add<Space>(backend, "rowteam_u2_t128", s,
                [](const auto& p, const auto& r) { run_row_teams<2>("b", p, r, Op{}, 128); });
     // A persistent grid over contiguous blocks, half and full occupancy, 2, 4 or 8 chunks a step.
@@ -247,6 +262,70 @@ void register_shapes(const std::string& backend, const std::vector<Shape>& shape
   }
 }
 
+// Where the product switches from the persistent grid to RowSums: both shapes, loss and read.
+template <class Space>
+void register_row_rule(const std::string& backend, const std::vector<Shape>& shapes) {
+  using namespace klmini::variants;
+  using Op = KlTermOp<false>;
+  for (const Shape& s : shapes) {
+    add<Space>(backend, "rule_grid", s, [](const auto& p, const auto& r) {
+      run_grid_stride<kDeviceUnroll>("b", p, r, Op{}, device_league<Space>(), kDeviceTeam);
+    });
+    add<Space>(backend, "rule_rows", s,
+               [](const auto& p, const auto& r) { run_row_sums<kRowSumsUnroll>("b", p, r, Op{}, kDeviceTeam); });
+    add<Space>(backend, "rule_gridread_quarter", s, [](const auto& p, const auto& r) {
+      run_grid_stride<4>("b", p, r, ReadOp{}, std::max(1, device_league<Space>() / 2), kDeviceTeam);
+    });
+    add<Space>(backend, "rule_rowsread", s,
+               [](const auto& p, const auto& r) { run_row_sums<kRowSumsUnroll>("b", p, r, ReadOp{}, kDeviceTeam); });
+  }
+}
+
+// 2-byte inputs: the product's shape and persistent grids of 1, 2 or 4 chunks a step at a
+// quarter, half and full occupancy, loss and plain read.
+template <class Space>
+void register_bf16_shapes(const std::string& backend, const std::vector<Shape>& shapes) {
+  using namespace klmini::variants;
+  using T = klmini::bf16;
+  using Op = KlTermOp<false>;
+  const int sms = static_cast<int>(Space().concurrency() / 2048);
+  for (const Shape& s : shapes) {
+    add<Space, T>(backend, "bf16_fused", s, [](const auto& p, const auto& r) { fused(p, r); });
+    add<Space, T>(backend, "bf16_ceiling_read", s, [](const auto& p, const auto& r) { read_ceiling(p, r); });
+    add<Space, T>(backend, "bf16_rows_u2_t256", s,
+                  [](const auto& p, const auto& r) { run_row_sums<2>("b", p, r, Op{}, 256); });
+    for (const int per_sm : {2, 4, 8}) {
+      const int league = sms * per_sm;
+      const std::string l = "_l" + std::to_string(league);
+      add<Space, T>(backend, "bf16_grid_u1" + l, s,
+                    [league](const auto& p, const auto& r) { run_grid_stride<1>("b", p, r, Op{}, league, 256); });
+      add<Space, T>(backend, "bf16_grid_u2" + l, s,
+                    [league](const auto& p, const auto& r) { run_grid_stride<2>("b", p, r, Op{}, league, 256); });
+      add<Space, T>(backend, "bf16_grid_u4" + l, s,
+                    [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, Op{}, league, 256); });
+      add<Space, T>(backend, "bf16_gridread_u4" + l, s,
+                    [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, ReadOp{}, league, 256); });
+    }
+  }
+}
+
+// Host shapes of the loss and the read over 512 MiB (more than a last-level cache): whole rows
+// (the product's) and rows cut into segments.
+template <class Space>
+void register_host_shapes(const std::string& backend, const Shape& s) {
+  using namespace klmini::variants;
+  using Op = KlTermOp<false>;
+  add<Space>(backend, "rows", s, [](const auto& p, const auto& r) { run_row_segments("b", p, r, Op{}); });
+  add<Space>(backend, "rowsread", s, [](const auto& p, const auto& r) { run_row_segments("b", p, r, ReadOp{}); });
+  for (const std::int64_t width : {512, 1024, 2048}) {
+    const std::string w = "_w" + std::to_string(width);
+    add<Space>(backend, "segments" + w, s,
+               [width](const auto& p, const auto& r) { run_row_segments("b", p, r, Op{}, width); });
+    add<Space>(backend, "segmentsread" + w, s,
+               [width](const auto& p, const auto& r) { run_row_segments("b", p, r, ReadOp{}, width); });
+  }
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -268,11 +347,14 @@ int main(int argc, char* argv[]) {
   const std::vector<Shape> seed = {{16384, 4096}, {16384, 16384}, {16384, 131072}};
   register_variants<Kokkos::Cuda>("cuda", seed);
   register_shapes<Kokkos::Cuda>("cuda", seed);
+  register_bf16_shapes<Kokkos::Cuda>("cuda", {{16384, 8192}, {16384, 16384}, {16384, 131072}});
+  register_row_rule<Kokkos::Cuda>("cuda", {{16384, 8192}, {16384, 32768}, {16384, 65536}});
   register_timing_methods<Kokkos::Cuda>("cuda",
                                         {{16384, 16}, {16384, 256}, {16384, 1024}, {16384, 4096}, {16384, 131072}});
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   register_variants<Kokkos::OpenMP>("openmp", {{1024, 4096}, {256, 32768}});
+  register_host_shapes<Kokkos::OpenMP>("openmp", {16384, 4096});
 #endif
 #ifdef KOKKOS_ENABLE_SERIAL
   register_variants<Kokkos::Serial>("serial", {{1024, 4096}});
