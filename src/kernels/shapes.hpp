@@ -169,7 +169,7 @@ struct RowTeams {
 };
 
 // One team per row in a parallel_for: the team reduces its row and stores the row's sum, and
-// a parallel_reduce over the row sums follows (sums_of_rows). Its teams end without the step
+// a parallel_reduce over the row sums follows (run_row_sums). Its teams end without the step
 // with which every team of a parallel_reduce ends (the team's partial stored, a fence, an
 // atomic count): with that step, one team per row costs a few us per team at vocab 4096 and
 // about 4% at 131072 on the H200; without it, long rows read faster than the persistent grid.
