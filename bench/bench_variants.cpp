@@ -275,7 +275,7 @@ void register_row_rule(const std::string& backend, const std::vector<Shape>& sha
     add<Space>(backend, "rule_rows", s,
                [](const auto& p, const auto& r) { run_row_sums<kRowSumsUnroll>("b", p, r, Op{}, kDeviceTeam); });
     add<Space>(backend, "rule_gridread_quarter", s, [](const auto& p, const auto& r) {
-      run_grid_stride<4>("b", p, r, ReadOp{}, std::max(1, device_league<Space>() / 2), kDeviceTeam);
+      run_grid_stride<4>("b", p, r, ReadOp{}, quarter_league<Space>(), kDeviceTeam);
     });
     add<Space>(backend, "rule_rowsread", s,
                [](const auto& p, const auto& r) { run_row_sums<kRowSumsUnroll>("b", p, r, ReadOp{}, kDeviceTeam); });

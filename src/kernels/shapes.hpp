@@ -365,6 +365,12 @@ int device_league(int team = kDeviceTeam) {
   return resident / (2 * team) > 0 ? resident / (2 * team) : 1;
 }
 
+// A quarter of the resident threads in teams of kDeviceTeam: the read ceiling's fastest grid.
+template <class Space>
+int quarter_league() {
+  return device_league<Space>() / 2 > 0 ? device_league<Space>() / 2 : 1;
+}
+
 template <class Space, class T, class Op>
 void run_product_shape(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
   if (!chunks_apply(p))

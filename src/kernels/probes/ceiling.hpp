@@ -6,7 +6,6 @@
 //   matrix: the fastest of copy_ceiling_shapes.
 #pragma once
 
-#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -42,7 +41,7 @@ std::vector<CeilingShape<Space>> read_ceiling_shapes(const Problem<Space, T>& p)
                       }});
     shapes.push_back({"grid_u4_quarter", [&p](const Result<Space>& r) {
                         run_grid_stride<4>("klmini::ceiling_read_grid_u4_quarter", p, r, ReadOp{},
-                                           std::max(1, device_league<Space>() / 2), kDeviceTeam);
+                                           quarter_league<Space>(), kDeviceTeam);
                       }});
     if (!row_sums_apply(p) && p.row_sums.extent(0) == std::size_t(p.tokens))
       shapes.push_back({"rows_u4_t256", [&p](const Result<Space>& r) {
@@ -80,7 +79,7 @@ std::vector<CeilingShape<Space>> copy_ceiling_shapes(const Problem<Space, T>& p,
   if (chunks_apply(p, out)) {
     shapes.push_back({"grid_u4_quarter", [&p, out](const Result<Space>& r) {
                         run_writing_kernel<4>("klmini::ceiling_copy_grid_u4_quarter", p, out, r, CopyOp{},
-                                              std::max(1, device_league<Space>() / 2));
+                                              quarter_league<Space>());
                       }});
     shapes.push_back({"grid_u2_full", [&p, out](const Result<Space>& r) {
                         run_writing_kernel<2>("klmini::ceiling_copy_grid_u2_full", p, out, r, CopyOp{},
