@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "numerics/fixed_sum.hpp"
+
 namespace klmini {
 
 // MPI's lifetime: initialized before Kokkos and finalized after it (construct this first in main).
@@ -37,6 +39,9 @@ class Comm {
 
   double sum(double x) const;
   void sum(double* values, int count) const;  // in place, every rank gets the totals
+  // Every rank gets the exact total (the ranks' words gathered and added as integers), the
+  // same for any split of the units among the ranks.
+  FixedSum sum(const FixedSum& x) const;
   double max(double x) const;
   double min(double x) const;
   bool all(bool x) const;

@@ -1,5 +1,5 @@
 // flat: the first-pass baseline. A RangePolicy with one element per work item, each term
-// added straight into Kokkos's fp64 reduction.
+// added straight into Kokkos's reduction (a FixedSum: one rounding onto its grid per term).
 #pragma once
 
 #include "core/problem.hpp"
@@ -11,7 +11,7 @@ template <class Flat, class Op>
 struct FlatElements {
   Flat lp, t;
   Op op;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, FixedSum& acc) const {
     acc += double(op(to_float(t(i)), to_float(lp(i))));
   }
 };

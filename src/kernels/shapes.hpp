@@ -10,6 +10,12 @@
 //   HBM bandwidth); when the arrays are not 16-byte aligned or vocab is not a multiple of the
 //   chunk's lanes, short row segments with scalar loads instead.
 // The other shapes (flat chunks, one team per row) are the alternatives the benchmark sweeps.
+//
+// Every shape accumulates into a FixedSum (numerics/fixed_sum.hpp), one rounding onto its grid
+// per unit: a work item's fp64 partial for the row-wise shapes (on hosts a whole row, whatever
+// the threads or ranks), a 16-byte chunk's partial for the chunked ones. A unit's partial is
+// computed by the same code whatever shape reads it, so every chunked shape gives the bitwise
+// same sum, and the sum does not depend on how the units are spread over threads and teams.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +32,7 @@ struct SegmentSums {
   RowSegments seg;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const {
     const std::int64_t row = seg.row(item), end = seg.end(item);
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
@@ -66,15 +72,17 @@ struct HasRegularForm<Op, std::void_t<decltype(Op::has_regular_form)>> {
 
 // The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
 // (those before `end`). All loads first, then the math, so that the loads are independent and
-// overlap in flight. A chunk's terms are summed in Op::value_type before the fp64 accumulation
-// (for fp32 terms, a rounding of the same order as one term's, inside the verification bound).
-// When the Op has a regular form and every element of the step is regular, the step takes it:
-// one test per step instead of special-value handling per element.
+// overlap in flight. A chunk's terms are summed in Op::value_type, in lane order, and the
+// chunk's partial is rounded once onto the FixedSum grid (for fp32 terms, a rounding of the
+// same order as one term's, inside the verification bound). When the Op has a regular form and
+// every element of a chunk is regular, the chunk takes it: one test per chunk instead of
+// special-value handling per element, and a chunk's form never depends on its neighbours (so
+// neither does its partial, whatever shape groups the chunks into steps).
 // Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
 // step is one straight block of code (no test per chunk), which the compiler interleaves.
 template <int Unroll, bool Checked = true, class T, class Op>
-KOKKOS_INLINE_FUNCTION double sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
-                                         std::int64_t stride, std::int64_t end) {
+KOKKOS_INLINE_FUNCTION FixedSum sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
+                                           std::int64_t stride, std::int64_t end) {
   auto in_range = [&](int u) { return !Checked || first + u * stride < end; };
   Chunk<T> a[Unroll], b[Unroll];
   for (int u = 0; u < Unroll; ++u) {
@@ -85,24 +93,26 @@ KOKKOS_INLINE_FUNCTION double sum_chunks(const Op& op, const Chunk<T>* lp, const
       b[u] = t[first + u * stride];
     }
   }
-  auto sum_with = [&](auto term) {
-    double sum = 0.0;
-    for (int u = 0; u < Unroll; ++u)
-      if (in_range(u)) {
-        typename Op::value_type part = 0;
-        for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(b[u].v[k]), to_float(a[u].v[k]));
-        sum += double(part);
-      }
-    return sum;
+  auto chunk_with = [&](int u, auto term) {
+    typename Op::value_type part = 0;
+    for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(b[u].v[k]), to_float(a[u].v[k]));
+    return part;
   };
-  if constexpr (HasRegularForm<Op>::value) {
-    bool regular = true;
-    for (int u = 0; u < Unroll; ++u)
-      for (int k = 0; k < Chunk<T>::lanes; ++k)
-        regular &= !in_range(u) || Op::regular(to_float(b[u].v[k]), to_float(a[u].v[k]));  // no branch per element
-    if (regular) return sum_with([&](float tv, float lv) { return op.regular_term(tv, lv); });
-  }
-  return sum_with([&](float tv, float lv) { return op(tv, lv); });
+  FixedSum sum;
+  for (int u = 0; u < Unroll; ++u)
+    if (in_range(u)) {
+      auto general = [&](float tv, float lv) { return op(tv, lv); };
+      if constexpr (HasRegularForm<Op>::value) {
+        bool regular = true;
+        for (int k = 0; k < Chunk<T>::lanes; ++k)
+          regular &= Op::regular(to_float(b[u].v[k]), to_float(a[u].v[k]));  // no branch per element
+        sum += double(regular ? chunk_with(u, [&](float tv, float lv) { return op.regular_term(tv, lv); })
+                              : chunk_with(u, general));
+      } else {
+        sum += double(chunk_with(u, general));
+      }
+    }
+  return sum;
 }
 
 // Item i reads the chunks i + u * stride (u < Unroll): with stride = the item count, the arrays
@@ -118,7 +128,7 @@ struct FlatChunks {
   std::int64_t spacing;  // distance between neighbouring items' first chunks (Unroll or 1)
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const {
     acc += sum_chunks<Unroll>(op, lp, t, item * spacing, stride, chunks);
   }
 };
@@ -127,9 +137,9 @@ struct FlatChunks {
 // first + u * stride < end: whole steps of Unroll chunks without range tests, then at most one
 // partial step.
 template <int Unroll, class T, class Op>
-KOKKOS_INLINE_FUNCTION double sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
-                                           std::int64_t stride, std::int64_t end) {
-  double sum = 0.0;
+KOKKOS_INLINE_FUNCTION FixedSum sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
+                                             std::int64_t stride, std::int64_t end) {
+  FixedSum sum;
   for (; first + (Unroll - 1) * stride < end; first += Unroll * stride)
     sum += sum_chunks<Unroll, false>(op, lp, t, first, stride, end);
   if (first < end) sum += sum_chunks<Unroll>(op, lp, t, first, stride, end);
@@ -153,14 +163,14 @@ struct RowTeams {
   std::int64_t chunks_per_row;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, FixedSum& acc) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row, end = base + chunks_per_row;
     const bool interleaved = Order == ChunkOrder::interleaved;
     const std::int64_t items = interleaved ? team.team_size() : (chunks_per_row + Unroll - 1) / Unroll;
-    double row = 0.0;
+    FixedSum row;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, items),
-        [&](const std::int64_t i, double& part) {
+        [&](const std::int64_t i, FixedSum& part) {
           part += interleaved ? sweep_chunks<Unroll>(op, lp, t, base + i, team.team_size(), end)
                               : sum_chunks<Unroll>(op, lp, t, base + i * Unroll, 1, end);
         },
@@ -181,7 +191,7 @@ struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>>
 
 // A persistent grid: `league` teams of `team` threads; every thread strides over the flat
 // chunks by the whole grid's width, Unroll chunks of each array per step, with a private fp64
-// accumulator that it adds to the kernel's reduction once. All threads sweep the arrays
+// FixedSum that it adds to the kernel's reduction once. All threads sweep the arrays
 // together, front to back. (The launch gives the team scratch for a staged table.)
 template <class Space, int Unroll, class T, class Op>
 struct GridStride {
@@ -191,7 +201,7 @@ struct GridStride {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
     if constexpr (StagesTable<Space, Op>::value)
       acc += sweep(m, op.staged(m));
     else
@@ -199,7 +209,7 @@ struct GridStride {
   }
 
   template <class AnyOp>
-  KOKKOS_INLINE_FUNCTION double sweep(const member& m, const AnyOp& any_op) const {
+  KOKKOS_INLINE_FUNCTION FixedSum sweep(const member& m, const AnyOp& any_op) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     return sweep_chunks<Unroll>(any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(), width,
                                 chunks);
@@ -218,10 +228,10 @@ struct GridBlocks {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
     const std::int64_t team = m.team_size(), block = team * Unroll;
     const std::int64_t blocks = (chunks + block - 1) / block;
-    double local = 0.0;
+    FixedSum local;
     for (std::int64_t b = m.league_rank(); b < blocks; b += m.league_size()) {
       const std::int64_t first = b * block + m.team_rank();
       if ((b + 1) * block <= chunks)
