@@ -24,6 +24,15 @@
 #include "core/problem.hpp"
 #include "kernels/term_ops.hpp"
 
+// A unit's partial (a row segment's, a chunk's) on hosts: one out-of-line copy, called by every
+// shape, space and thread, so that the compiler's vectorization and fused multiply-adds are the
+// same for every unit whatever runs it. Inlined on devices.
+#if defined(__CUDA_ARCH__)
+#define KLMINI_UNIT_FUNCTION KOKKOS_INLINE_FUNCTION
+#else
+#define KLMINI_UNIT_FUNCTION KOKKOS_FUNCTION __attribute__((noinline))
+#endif
+
 namespace klmini::variants {
 
 template <class Matrix, class Op>
@@ -32,14 +41,16 @@ struct SegmentSums {
   RowSegments seg;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const { acc += partial(item); }
+
+  KLMINI_UNIT_FUNCTION double partial(const std::int64_t item) const {
     const std::int64_t row = seg.row(item), end = seg.end(item);
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
     double local = 0.0;
     KLMINI_SIMD_SUM_LOCAL
     for (std::int64_t j = seg.begin(item); j < end; ++j) local += double(op(to_float(t_row[j]), to_float(lp_row[j])));
-    acc += local;
+    return local;
   }
 };
 
@@ -70,14 +81,31 @@ struct HasRegularForm<Op, std::void_t<decltype(Op::has_regular_form)>> {
   static constexpr bool value = Op::has_regular_form;
 };
 
+// One chunk's partial: its terms summed in Op::value_type in lane order, in the regular form
+// when the Op has one and every element of the chunk is regular (one test per chunk instead of
+// special-value handling per element).
+template <class T, class Op>
+KLMINI_UNIT_FUNCTION double chunk_partial(const Op& op, const Chunk<T>& lp, const Chunk<T>& t) {
+  auto with = [&](auto term) {
+    typename Op::value_type part = 0;
+    for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(t.v[k]), to_float(lp.v[k]));
+    return double(part);
+  };
+  if constexpr (HasRegularForm<Op>::value) {
+    bool regular = true;
+    for (int k = 0; k < Chunk<T>::lanes; ++k)
+      regular &= Op::regular(to_float(t.v[k]), to_float(lp.v[k]));  // no branch per element
+    if (regular) return with([&](float tv, float lv) { return op.regular_term(tv, lv); });
+  }
+  return with([&](float tv, float lv) { return op(tv, lv); });
+}
+
 // The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
 // (those before `end`). All loads first, then the math, so that the loads are independent and
-// overlap in flight. A chunk's terms are summed in Op::value_type, in lane order, and the
-// chunk's partial is rounded once onto the FixedSum grid (for fp32 terms, a rounding of the
-// same order as one term's, inside the verification bound). When the Op has a regular form and
-// every element of a chunk is regular, the chunk takes it: one test per chunk instead of
-// special-value handling per element, and a chunk's form never depends on its neighbours (so
-// neither does its partial, whatever shape groups the chunks into steps).
+// overlap in flight. Each chunk's partial (chunk_partial; for fp32 terms an fp32 sum, a
+// rounding of the same order as one term's, inside the verification bound) is rounded once onto
+// the FixedSum grid. A chunk's form never depends on its neighbours, so neither does its
+// partial, whatever shape groups the chunks into steps.
 // Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
 // step is one straight block of code (no test per chunk), which the compiler interleaves.
 template <int Unroll, bool Checked = true, class T, class Op>
@@ -93,25 +121,9 @@ KOKKOS_INLINE_FUNCTION FixedSum sum_chunks(const Op& op, const Chunk<T>* lp, con
       b[u] = t[first + u * stride];
     }
   }
-  auto chunk_with = [&](int u, auto term) {
-    typename Op::value_type part = 0;
-    for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(b[u].v[k]), to_float(a[u].v[k]));
-    return part;
-  };
   FixedSum sum;
   for (int u = 0; u < Unroll; ++u)
-    if (in_range(u)) {
-      auto general = [&](float tv, float lv) { return op(tv, lv); };
-      if constexpr (HasRegularForm<Op>::value) {
-        bool regular = true;
-        for (int k = 0; k < Chunk<T>::lanes; ++k)
-          regular &= Op::regular(to_float(b[u].v[k]), to_float(a[u].v[k]));  // no branch per element
-        sum += double(regular ? chunk_with(u, [&](float tv, float lv) { return op.regular_term(tv, lv); })
-                              : chunk_with(u, general));
-      } else {
-        sum += double(chunk_with(u, general));
-      }
-    }
+    if (in_range(u)) sum += chunk_partial(op, a[u], b[u]);
   return sum;
 }
 

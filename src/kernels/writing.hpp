@@ -23,7 +23,9 @@ struct WriteSegments {
   OutMatrix out;
   RowSegments seg;
   Op op;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const { acc += partial(item); }
+
+  KLMINI_UNIT_FUNCTION double partial(const std::int64_t item) const {  // as SegmentSums'
     const std::int64_t row = seg.row(item), end = seg.end(item);
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
@@ -34,7 +36,7 @@ struct WriteSegments {
       const float lp_j = Op::reads_lp ? to_float(lp_row[j]) : 0.0f;
       local += double(op(to_float(t_row[j]), lp_j, out_row[j]));
     }
-    acc += local;
+    return local;
   }
 };
 
