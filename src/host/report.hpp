@@ -22,7 +22,7 @@ void print_results(const Record& r, std::ostream& os);  // table, loss, FOM, ver
 std::optional<double> one_pass_over_two_passes(const Record& r);
 std::string format_loss(double loss);  // 17 significant digits; nan, inf, -inf
 
-// What a script may compare of the loss (docs/NUMERICS.md): whether it is bitwise the same for
+// What a script may compare of the loss (docs/SEMANTICS.md, Sums): whether it is bitwise the same for
 // any ranks, threads, teams and launch shapes of this backend, precision and build, and which
 // of this build's backends give the bitwise same loss (this one included; empty when not even
 // the decompositions agree).
