@@ -16,6 +16,7 @@
 // the threads or ranks), a 16-byte chunk's partial for the chunked ones. A unit's partial is
 // computed by the same code whatever shape reads it, so every chunked shape gives the bitwise
 // same sum, and the sum does not depend on how the units are spread over threads and teams.
+// (The bandwidth probes keep a plain fp64 sum inside a thread: SumOf, term_ops.hpp.)
 #pragma once
 
 #include <cstdint>
@@ -109,8 +110,8 @@ KLMINI_UNIT_FUNCTION double chunk_partial(const Op& op, const Chunk<T>& lp, cons
 // Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
 // step is one straight block of code (no test per chunk), which the compiler interleaves.
 template <int Unroll, bool Checked = true, class T, class Op>
-KOKKOS_INLINE_FUNCTION FixedSum sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
-                                           std::int64_t stride, std::int64_t end) {
+KOKKOS_INLINE_FUNCTION typename SumOf<Op>::type sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
+                                                           std::int64_t first, std::int64_t stride, std::int64_t end) {
   auto in_range = [&](int u) { return !Checked || first + u * stride < end; };
   Chunk<T> a[Unroll], b[Unroll];
   for (int u = 0; u < Unroll; ++u) {
@@ -121,7 +122,7 @@ KOKKOS_INLINE_FUNCTION FixedSum sum_chunks(const Op& op, const Chunk<T>* lp, con
       b[u] = t[first + u * stride];
     }
   }
-  FixedSum sum;
+  typename SumOf<Op>::type sum{};
   for (int u = 0; u < Unroll; ++u)
     if (in_range(u)) sum += chunk_partial(op, a[u], b[u]);
   return sum;
@@ -149,9 +150,10 @@ struct FlatChunks {
 // first + u * stride < end: whole steps of Unroll chunks without range tests, then at most one
 // partial step.
 template <int Unroll, class T, class Op>
-KOKKOS_INLINE_FUNCTION FixedSum sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
-                                             std::int64_t stride, std::int64_t end) {
-  FixedSum sum;
+KOKKOS_INLINE_FUNCTION typename SumOf<Op>::type sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
+                                                             std::int64_t first, std::int64_t stride,
+                                                             std::int64_t end) {
+  typename SumOf<Op>::type sum{};
   for (; first + (Unroll - 1) * stride < end; first += Unroll * stride)
     sum += sum_chunks<Unroll, false>(op, lp, t, first, stride, end);
   if (first < end) sum += sum_chunks<Unroll>(op, lp, t, first, stride, end);
@@ -179,10 +181,11 @@ struct RowTeams {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row, end = base + chunks_per_row;
     const bool interleaved = Order == ChunkOrder::interleaved;
     const std::int64_t items = interleaved ? team.team_size() : (chunks_per_row + Unroll - 1) / Unroll;
-    FixedSum row;
+    using Sum = typename SumOf<Op>::type;
+    Sum row{};
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, items),
-        [&](const std::int64_t i, FixedSum& part) {
+        [&](const std::int64_t i, Sum& part) {
           part += interleaved ? sweep_chunks<Unroll>(op, lp, t, base + i, team.team_size(), end)
                               : sum_chunks<Unroll>(op, lp, t, base + i * Unroll, 1, end);
         },
@@ -202,9 +205,9 @@ struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>>
 #endif
 
 // A persistent grid: `league` teams of `team` threads; every thread strides over the flat
-// chunks by the whole grid's width, Unroll chunks of each array per step, with a private fp64
-// FixedSum that it adds to the kernel's reduction once. All threads sweep the arrays
-// together, front to back. (The launch gives the team scratch for a staged table.)
+// chunks by the whole grid's width, Unroll chunks of each array per step, with a private sum
+// (SumOf) that it adds to the kernel's reduction once. All threads sweep the arrays together,
+// front to back. (The launch gives the team scratch for a staged table.)
 template <class Space, int Unroll, class T, class Op>
 struct GridStride {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -221,7 +224,7 @@ struct GridStride {
   }
 
   template <class AnyOp>
-  KOKKOS_INLINE_FUNCTION FixedSum sweep(const member& m, const AnyOp& any_op) const {
+  KOKKOS_INLINE_FUNCTION typename SumOf<AnyOp>::type sweep(const member& m, const AnyOp& any_op) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     return sweep_chunks<Unroll>(any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(), width,
                                 chunks);
@@ -243,7 +246,7 @@ struct GridBlocks {
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
     const std::int64_t team = m.team_size(), block = team * Unroll;
     const std::int64_t blocks = (chunks + block - 1) / block;
-    FixedSum local;
+    typename SumOf<Op>::type local{};
     for (std::int64_t b = m.league_rank(); b < blocks; b += m.league_size()) {
       const std::int64_t first = b * block + m.team_rank();
       if ((b + 1) * block <= chunks)

@@ -54,7 +54,7 @@ struct WriteGridStride {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
-    FixedSum local;
+    typename SumOf<Op>::type local{};
     for (std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); c < chunks;
          c += Unroll * width) {
       Chunk<T> a[Unroll], b[Unroll];

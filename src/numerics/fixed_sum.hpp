@@ -41,7 +41,7 @@ struct FixedSum {
   std::uint64_t w[kWords] = {0, 0, 0, 0};  // little-endian words
   std::uint64_t flags = 0;
 
-  KOKKOS_INLINE_FUNCTION FixedSum() = default;
+  FixedSum() = default;
   KOKKOS_INLINE_FUNCTION explicit FixedSum(double x) { add(x); }
 
   // Adds x, rounded onto the grid. (Static indices only: on devices the words stay in registers.)
