@@ -11,6 +11,8 @@
 #include <mpi.h>
 #endif
 
+#include "numerics/fixed_sum.hpp"
+
 namespace klmini {
 
 bool mpi_compiled_in() {

@@ -6,9 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "numerics/fixed_sum.hpp"
-
 namespace klmini {
+
+// numerics/fixed_sum.hpp, not included here: a Kokkos translation unit includes this header
+// before Kokkos, and the numerics headers must see Kokkos' macros first.
+struct FixedSum;
 
 // MPI's lifetime: initialized before Kokkos and finalized after it (construct this first in main).
 // MPI is initialized when mpi_wanted(): the environment shows an MPI launcher, or

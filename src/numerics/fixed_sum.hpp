@@ -9,8 +9,8 @@
 // (+inf, -inf, NaN), which map to the result as an IEEE sum would: NaN wins, +inf + -inf is NaN.
 //
 // Range: a value of magnitude >= 2^128 (beyond every finite fp32) counts as an infinity of its
-// sign. Smaller values use at most 224 of the 255 magnitude bits, so up to 2^31 of them add
-// without wrapping (the integer sum is exact modulo 2^256, and the true sum then fits).
+// sign. The integer sum is exact modulo 2^256, so the total is right whenever the true total is
+// below 2^159 in magnitude, whatever the intermediate sums: any kMaxValues values are.
 //
 // Error bound, for n values x_i (each exact or rounded once):
 //   |to_double() - sum x_i| <= ulp(to_double()) / 2 + n * 2^-97

@@ -163,7 +163,8 @@ TEST_CASE("fixed sum: infinities and NaN as an IEEE sum, values past 2^128 as in
   CHECK(std::isnan(sum_of({0x1p128, -1e300}).to_double()));  // +inf + -inf
   CHECK(sum_of({0x1p128}).to_double() == inf);
   CHECK(sum_of({-1e300}).to_double() == -inf);
-  // Just below the range: exact, and room for many of them.
+  // Just below the range: exact, and room for kMaxValues of them below the integer's 2^159.
+  static_assert(double(FixedSum::kMaxValues) * 0x1p128 <= 0x1p159, "kMaxValues values of < 2^128 fit");
   const double top = std::nextafter(0x1p128, 0.0);
   CHECK(sum_of(std::vector<double>(4096, top)).to_double() == 4096.0 * top);
   CHECK(sum_of(std::vector<double>(4096, -top)).to_double() == -4096.0 * top);
