@@ -71,32 +71,29 @@ LossReproducibility loss_reproducibility(const Record& r) {
   LossReproducibility out;
   const VariantResult* p = r.results.empty() ? nullptr : &r.results.front();
   if (!p) return out;
-  if (p->variant == variant_name(Variant::kokkos_kernels)) {
-    out.text = "not bitwise across ranks or threads (" + p->variant + ": the library's fp64 sums, in its order)";
+  if (p->variant == variant_name(Variant::kokkos_kernels) || p->variant == variant_name(Variant::flat)) {
+    out.text = "not bitwise across ranks or threads (" + p->variant + ": " +
+               (p->variant == "flat" ? "Kokkos'" : "the library's") + " fp64 sums, in their order)";
     return out;
   }
   out.across_decompositions = true;
   // The row-wise units of every host space are summed by one out-of-line copy of their loop
-  // (kernels/shapes.hpp), the same machine code for openmp and serial; flat's terms are inlined
-  // into each space's own loop, where the compiler may fuse multiply-adds differently. Cuda sums
-  // 16-byte chunks (or short row segments), with its own log.
-  const bool host = r.backend != "cuda", flat = p->variant == variant_name(Variant::flat);
+  // (kernels/shapes.hpp), the same machine code for openmp and serial. Cuda sums 16-byte chunks
+  // (or short row segments), with its own log.
+  const bool host = r.backend != "cuda";
   for (const std::string b : {"openmp", "serial"})
-    if (host && (b == r.backend || (!flat && r.kokkos_backends.find(b) != std::string::npos))) out.same_on.push_back(b);
+    if (host && (b == r.backend || r.kokkos_backends.find(b) != std::string::npos)) out.same_on.push_back(b);
   if (!host) out.same_on.push_back(r.backend);
   std::string others;
   for (const std::string& b : out.same_on)
     if (b != r.backend) others += (others.empty() ? "" : ", ") + b;
   const bool exact = r.config.precision == Precision::exact;
   out.text = "bitwise across ranks, threads, teams and launch shapes on " + r.backend + " (this build, precision " +
-             to_string(r.config.precision) + "); across backends: ";
-  if (flat)
-    out.text += "not bitwise (each backend's loop evaluates flat's terms with its own fused multiply-adds)";
-  else
-    out.text += (host ? (others.empty() ? "" : "bitwise with " + others + ", ") + "not with cuda"
-                      : std::string("not with the hosts")) +
-                " (cuda rounds each 16-byte chunk's partial onto the grid, the hosts each row's; " +
-                (exact ? "cuda takes the regular form of exact terms" : "each backend has its own fast log") + ")";
+             to_string(r.config.precision) + "); across backends: " +
+             (host ? (others.empty() ? "" : "bitwise with " + others + ", ") + "not with cuda"
+                   : std::string("not with the hosts")) +
+             " (cuda rounds each 16-byte chunk's partial onto the grid, the hosts each row's; " +
+             (exact ? "cuda takes the regular form of exact terms" : "each backend has its own fast log") + ")";
   return out;
 }
 
