@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "numerics/dtype.hpp"
+#include "numerics/fixed_sum.hpp"
 
 // Lets the host compiler vectorize a loop's fp64 sum into `local` (reassociating it), without
 // fast-math.
@@ -37,8 +38,8 @@ struct Problem {
   // precision = "exact": terms in fp64 with math::exact_log, whose table lives here.
   bool exact = false;
   Kokkos::View<double*, memory_space> log_table;
-  // Devices: one fp64 sum per row, for the shape that reduces long rows in two kernels.
-  Kokkos::View<double*, memory_space> row_sums;
+  // Devices: one sum per row, for the shape that reduces long rows in two kernels.
+  Kokkos::View<FixedSum*, memory_space> row_sums;
 
   std::int64_t elements() const { return tokens * vocab; }
   // Both matrices as flat arrays (for the element-wise and library variants).
@@ -46,17 +47,21 @@ struct Problem {
   ConstFlat t_flat() const { return ConstFlat(t.data(), elements()); }
 };
 
-// Where a kernel leaves its fp64 sum: a scalar in the space's memory, so that a launch on a
-// device is asynchronous (no copy to the host inside the timed region).
+// Where a kernel leaves its sum: an order-independent FixedSum (numerics/fixed_sum.hpp) in the
+// space's memory, so that a launch on a device is asynchronous (no copy to the host inside the
+// timed region) and the sum is bitwise the same for any decomposition.
 template <class Space>
-using Result = Kokkos::View<double, typename Space::memory_space>;
+using Result = Kokkos::View<FixedSum, typename Space::memory_space>;
 
 // Poison: a value that no kernel leaves, written by a labelled kernel (Kokkos' deep_copy of a
 // scalar would show in Kokkos Tools as an anonymous Kokkos::ViewFill).
 template <class Space>
-void poison(const Result<Space>& r, double value) {
+void poison(const Result<Space>& r) {
   Kokkos::parallel_for(
-      "klmini::poison_result", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) { r() = value; });
+      "klmini::poison_result", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) {
+        r() = FixedSum();
+        r().flags = FixedSum::kPoison;
+      });
 }
 template <class Space, class Matrix>
 void poison(const Matrix& m, typename Matrix::non_const_value_type value, const std::string& kernel_name) {
@@ -67,10 +72,14 @@ void poison(const Matrix& m, typename Matrix::non_const_value_type value, const 
 }
 
 template <class Space>
+FixedSum read_fixed_sum(const Result<Space>& r) {
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r);
+  return host();
+}
+
+template <class Space>
 double read_result(const Result<Space>& r) {
-  double value = 0.0;
-  Kokkos::deep_copy(value, r);
-  return value;
+  return read_fixed_sum<Space>(r).to_double();
 }
 
 // Host spaces give each work item a whole row: one long loop with a private accumulator,
@@ -110,3 +119,11 @@ Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(c
 }
 
 }  // namespace klmini
+
+// FixedSum as a Kokkos sum type (nested reductions start from the identity).
+namespace Kokkos {
+template <>
+struct reduction_identity<klmini::FixedSum> {
+  KOKKOS_FORCEINLINE_FUNCTION static klmini::FixedSum sum() { return klmini::FixedSum(); }
+};
+}  // namespace Kokkos

@@ -11,6 +11,8 @@
 #include <mpi.h>
 #endif
 
+#include "numerics/fixed_sum.hpp"
+
 namespace klmini {
 
 bool mpi_compiled_in() {
@@ -156,6 +158,28 @@ void Comm::sum(double* values, int count) const {
   (void)values;
   (void)count;
 #endif
+}
+
+FixedSum Comm::sum(const FixedSum& x) const {
+#ifdef KLMINI_HAVE_MPI
+  if (size_ > 1) {
+    constexpr int n = FixedSum::kWords + 1;
+    std::uint64_t mine[n];
+    for (int i = 0; i < FixedSum::kWords; ++i) mine[i] = x.w[i];
+    mine[FixedSum::kWords] = x.flags;
+    std::vector<std::uint64_t> all(static_cast<std::size_t>(n) * static_cast<std::size_t>(size_));
+    MPI_Allgather(mine, n, MPI_UINT64_T, all.data(), n, MPI_UINT64_T, MPI_COMM_WORLD);
+    FixedSum total;
+    for (int r = 0; r < size_; ++r) {
+      FixedSum part;
+      for (int i = 0; i < FixedSum::kWords; ++i) part.w[i] = all[std::size_t(r) * n + std::size_t(i)];
+      part.flags = all[std::size_t(r) * n + FixedSum::kWords];
+      total += part;
+    }
+    return total;
+  }
+#endif
+  return x;
 }
 
 double Comm::max(double x) const {

@@ -8,6 +8,10 @@
 
 namespace klmini {
 
+// numerics/fixed_sum.hpp, not included here: a Kokkos translation unit includes this header
+// before Kokkos, and the numerics headers must see Kokkos' macros first.
+struct FixedSum;
+
 // MPI's lifetime: initialized before Kokkos and finalized after it (construct this first in main).
 // MPI is initialized when mpi_wanted(): the environment shows an MPI launcher, or
 // KLMINI_MPI_INIT=1 (KLMINI_MPI_INIT=0: never). A bad KLMINI_MPI_INIT ends the process (exit 2).
@@ -37,6 +41,9 @@ class Comm {
 
   double sum(double x) const;
   void sum(double* values, int count) const;  // in place, every rank gets the totals
+  // Every rank gets the exact total (the ranks' words gathered and added as integers), the
+  // same for any split of the units among the ranks.
+  FixedSum sum(const FixedSum& x) const;
   double max(double x) const;
   double min(double x) const;
   bool all(bool x) const;

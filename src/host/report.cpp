@@ -67,6 +67,36 @@ std::optional<double> one_pass_over_two_passes(const Record& r) {
   return one->time.median_s / (loss->time.median_s + grad->time.median_s);
 }
 
+LossReproducibility loss_reproducibility(const Record& r) {
+  LossReproducibility out;
+  const VariantResult* p = r.results.empty() ? nullptr : &r.results.front();
+  if (!p) return out;
+  if (p->variant == variant_name(Variant::kokkos_kernels) || p->variant == variant_name(Variant::flat)) {
+    out.text = "not bitwise across ranks or threads (" + p->variant + ": " +
+               (p->variant == "flat" ? "Kokkos'" : "the library's") + " fp64 sums, in their order)";
+    return out;
+  }
+  out.across_decompositions = true;
+  // The row-wise units of every host space are summed by one out-of-line copy of their loop
+  // (kernels/shapes.hpp), the same machine code for openmp and serial. Cuda sums 16-byte chunks
+  // (or short row segments), with its own log.
+  const bool host = r.backend != "cuda";
+  for (const std::string b : {"openmp", "serial"})
+    if (host && (b == r.backend || r.kokkos_backends.find(b) != std::string::npos)) out.same_on.push_back(b);
+  if (!host) out.same_on.push_back(r.backend);
+  std::string others;
+  for (const std::string& b : out.same_on)
+    if (b != r.backend) others += (others.empty() ? "" : ", ") + b;
+  const bool exact = r.config.precision == Precision::exact;
+  out.text = "bitwise across ranks, threads, teams and launch shapes on " + r.backend + " (this build, precision " +
+             to_string(r.config.precision) + "); across backends: " +
+             (host ? (others.empty() ? "" : "bitwise with " + others + ", ") + "not with cuda"
+                   : std::string("not with the hosts")) +
+             " (cuda rounds each 16-byte chunk's partial onto the grid, the hosts each row's; " +
+             (exact ? "cuda takes the regular form of exact terms" : "each backend has its own fast log") + ")";
+  return out;
+}
+
 std::string format_loss(double loss) {
   if (std::isnan(loss)) return "nan";
   if (std::isinf(loss)) return loss > 0 ? "inf" : "-inf";
@@ -146,7 +176,7 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
      << ")\n"
      << "  ranks           " << r.ranks
-     << (r.ranks > 1 ? " (MPI; tokens split across ranks, fp64 partial sums combined by MPI_Allreduce)" : "") << "\n";
+     << (r.ranks > 1 ? " (MPI; tokens split across ranks, their fixed-point sums added exactly)" : "") << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";
   os << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
@@ -236,6 +266,7 @@ void print_results(const Record& r, std::ostream& os) {
   const VariantResult* p = product(r);
   if (r.config.reduction == Reduction::none) os << "(reduction none: the loss below is the sum of the term matrix)\n";
   os << "loss: " << format_loss(r.loss) << "\n";
+  if (p) os << "reproducibility: " << loss_reproducibility(r).text << "\n";
   // At the start of a line, before the FOM line: a script can grep for it.
   if (r.oversubscribed) os << "warning: oversubscribed: " << r.oversubscription << "\n";
   if (p) {
@@ -270,6 +301,10 @@ nlohmann::json verification_json(const Verification& v) {
           {"tolerance", finite_or_null(v.tolerance)},
           {"rows_checked", v.rows_checked},
           {"detail", v.detail}};
+}
+
+nlohmann::json reproducibility_json(const LossReproducibility& x) {
+  return {{"across_decompositions", x.across_decompositions}, {"same_on", x.same_on}, {"text", x.text}};
 }
 
 }  // namespace
@@ -311,6 +346,7 @@ void write_json(const Record& r, const std::string& path) {
       {"parameters", params},
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
+      {"loss_reproducibility", reproducibility_json(loss_reproducibility(r))},
       {"ceiling_GBps", r.ceiling_GBps},
       {"peak_GBps", r.config.peak_GBps > 0 ? nlohmann::json(double(r.config.peak_GBps)) : nlohmann::json()},
       {"ceiling_fraction_of_peak", optional_json(of_peak(r, r.ceiling_GBps))},

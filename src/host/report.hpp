@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "host/record.hpp"
 
@@ -20,6 +21,17 @@ void print_results(const Record& r, std::ostream& os);  // table, loss, FOM, ver
 // fused_grad's median over the sum of fused's and grad_only's (gradient = true), if all ran.
 std::optional<double> one_pass_over_two_passes(const Record& r);
 std::string format_loss(double loss);  // 17 significant digits; nan, inf, -inf
+
+// What a script may compare of the loss (docs/SEMANTICS.md, Sums): whether it is bitwise the same for
+// any ranks, threads, teams and launch shapes of this backend, precision and build, and which
+// of this build's backends give the bitwise same loss (this one included; empty when not even
+// the decompositions agree).
+struct LossReproducibility {
+  bool across_decompositions = false;
+  std::vector<std::string> same_on;
+  std::string text;  // the report's line, after "reproducibility: "
+};
+LossReproducibility loss_reproducibility(const Record& r);
 
 // The layout of the JSON object and the CSV rows (docs/RESULTS.md): written into both as
 // `schema_version`, and raised whenever a field is renamed, removed or changes meaning.

@@ -33,7 +33,10 @@ template <class Space>
 void kokkos_kernels(const Problem<Space, float>& p, const Result<Space>& out) {
   using Flat = typename Problem<Space>::ConstFlat;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.elements());
-  Result<Space> entropy("klmini::kokkos_kernels::entropy"), cross("klmini::kokkos_kernels::cross");
+  // The library's sums are fp64 in its own order: this variant's sum is one FixedSum unit, and
+  // not reproducible across decompositions.
+  using Sum = Kokkos::View<double, typename Space::memory_space>;
+  Sum entropy("klmini::kokkos_kernels::entropy"), cross("klmini::kokkos_kernels::cross");
   if (!p.log_target) {
     Kokkos::parallel_reduce("klmini::kokkos_kernels::entropy", policy, EntropyTerm<Flat>{p.t_flat()}, entropy);
     KokkosBlas::dot(cross, p.t_flat(), p.lp_flat());
@@ -48,7 +51,7 @@ void kokkos_kernels(const Problem<Space, float>& p, const Result<Space>& out) {
   }
   Kokkos::parallel_for(
       "klmini::kokkos_kernels::combine", Kokkos::RangePolicy<Space>(0, 1),
-      KOKKOS_LAMBDA(const int) { out() = entropy() - cross(); });
+      KOKKOS_LAMBDA(const int) { out() = FixedSum(entropy() - cross()); });
 }
 
 }  // namespace klmini::variants

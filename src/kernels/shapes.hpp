@@ -11,6 +11,13 @@
 //   rows' sums; when the arrays are not 16-byte aligned or vocab is not a multiple of the
 //   chunk's lanes, short row segments with scalar loads instead.
 // The other shapes (flat chunks, one team per row) are the alternatives the benchmark sweeps.
+//
+// Every shape accumulates into a FixedSum (numerics/fixed_sum.hpp), one rounding onto its grid
+// per unit: a work item's fp64 partial for the row-wise shapes (on hosts a whole row, whatever
+// the threads or ranks), a 16-byte chunk's partial for the chunked ones. A unit's partial is
+// computed by the same code whatever shape reads it, so every chunked shape gives the bitwise
+// same sum, and the sum does not depend on how the units are spread over threads and teams.
+// (The bandwidth probes keep a plain fp64 sum inside a thread: SumOf, term_ops.hpp.)
 #pragma once
 
 #include <cstdint>
@@ -20,6 +27,15 @@
 #include "core/problem.hpp"
 #include "kernels/term_ops.hpp"
 
+// A unit's partial (a row segment's, a chunk's) on hosts: one out-of-line copy, called by every
+// shape, space and thread, so that the compiler's vectorization and fused multiply-adds are the
+// same for every unit whatever runs it. Inlined on devices.
+#if defined(__CUDA_ARCH__)
+#define KLMINI_UNIT_FUNCTION KOKKOS_INLINE_FUNCTION
+#else
+#define KLMINI_UNIT_FUNCTION KOKKOS_FUNCTION __attribute__((noinline))
+#endif
+
 namespace klmini::variants {
 
 template <class Matrix, class Op>
@@ -28,14 +44,16 @@ struct SegmentSums {
   RowSegments seg;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const { acc += partial(item); }
+
+  KLMINI_UNIT_FUNCTION double partial(const std::int64_t item) const {
     const std::int64_t row = seg.row(item), end = seg.end(item);
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
     double local = 0.0;
     KLMINI_SIMD_SUM_LOCAL
     for (std::int64_t j = seg.begin(item); j < end; ++j) local += double(op(to_float(t_row[j]), to_float(lp_row[j])));
-    acc += local;
+    return local;
   }
 };
 
@@ -66,17 +84,36 @@ struct HasRegularForm<Op, std::void_t<decltype(Op::has_regular_form)>> {
   static constexpr bool value = Op::has_regular_form;
 };
 
+// One chunk's partial: its terms summed in Op::value_type in lane order, in the regular form
+// when the Op has one and every element of the chunk is regular (one test per chunk instead of
+// special-value handling per element).
+template <class T, class Op>
+KLMINI_UNIT_FUNCTION double chunk_partial(const Op& op, const Chunk<T>& lp, const Chunk<T>& t) {
+  auto with = [&](auto term) {
+    typename Op::value_type part = 0;
+    for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(t.v[k]), to_float(lp.v[k]));
+    return double(part);
+  };
+  if constexpr (HasRegularForm<Op>::value) {
+    bool regular = true;
+    for (int k = 0; k < Chunk<T>::lanes; ++k)
+      regular &= Op::regular(to_float(t.v[k]), to_float(lp.v[k]));  // no branch per element
+    if (regular) return with([&](float tv, float lv) { return op.regular_term(tv, lv); });
+  }
+  return with([&](float tv, float lv) { return op(tv, lv); });
+}
+
 // The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
 // (those before `end`). All loads first, then the math, so that the loads are independent and
-// overlap in flight. A chunk's terms are summed in Op::value_type before the fp64 accumulation
-// (for fp32 terms, a rounding of the same order as one term's, inside the verification bound).
-// When the Op has a regular form and every element of the step is regular, the step takes it:
-// one test per step instead of special-value handling per element.
+// overlap in flight. Each chunk's partial (chunk_partial; for fp32 terms an fp32 sum, a
+// rounding of the same order as one term's, inside the verification bound) is rounded once onto
+// the FixedSum grid. A chunk's form never depends on its neighbours, so neither does its
+// partial, whatever shape groups the chunks into steps.
 // Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
 // step is one straight block of code (no test per chunk), which the compiler interleaves.
 template <int Unroll, bool Checked = true, class T, class Op>
-KOKKOS_INLINE_FUNCTION double sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
-                                         std::int64_t stride, std::int64_t end) {
+KOKKOS_INLINE_FUNCTION typename SumOf<Op>::type sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
+                                                           std::int64_t first, std::int64_t stride, std::int64_t end) {
   auto in_range = [&](int u) { return !Checked || first + u * stride < end; };
   Chunk<T> a[Unroll], b[Unroll];
   for (int u = 0; u < Unroll; ++u) {
@@ -87,24 +124,10 @@ KOKKOS_INLINE_FUNCTION double sum_chunks(const Op& op, const Chunk<T>* lp, const
       b[u] = t[first + u * stride];
     }
   }
-  auto sum_with = [&](auto term) {
-    double sum = 0.0;
-    for (int u = 0; u < Unroll; ++u)
-      if (in_range(u)) {
-        typename Op::value_type part = 0;
-        for (int k = 0; k < Chunk<T>::lanes; ++k) part += term(to_float(b[u].v[k]), to_float(a[u].v[k]));
-        sum += double(part);
-      }
-    return sum;
-  };
-  if constexpr (HasRegularForm<Op>::value) {
-    bool regular = true;
-    for (int u = 0; u < Unroll; ++u)
-      for (int k = 0; k < Chunk<T>::lanes; ++k)
-        regular &= !in_range(u) || Op::regular(to_float(b[u].v[k]), to_float(a[u].v[k]));  // no branch per element
-    if (regular) return sum_with([&](float tv, float lv) { return op.regular_term(tv, lv); });
-  }
-  return sum_with([&](float tv, float lv) { return op(tv, lv); });
+  typename SumOf<Op>::type sum{};
+  for (int u = 0; u < Unroll; ++u)
+    if (in_range(u)) sum += chunk_partial(op, a[u], b[u]);
+  return sum;
 }
 
 // Item i reads the chunks i + u * stride (u < Unroll): with stride = the item count, the arrays
@@ -120,7 +143,7 @@ struct FlatChunks {
   std::int64_t spacing;  // distance between neighbouring items' first chunks (Unroll or 1)
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const {
     acc += sum_chunks<Unroll>(op, lp, t, item * spacing, stride, chunks);
   }
 };
@@ -129,9 +152,10 @@ struct FlatChunks {
 // first + u * stride < end: whole steps of Unroll chunks without range tests, then at most one
 // partial step.
 template <int Unroll, class T, class Op>
-KOKKOS_INLINE_FUNCTION double sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
-                                           std::int64_t stride, std::int64_t end) {
-  double sum = 0.0;
+KOKKOS_INLINE_FUNCTION typename SumOf<Op>::type sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
+                                                             std::int64_t first, std::int64_t stride,
+                                                             std::int64_t end) {
+  typename SumOf<Op>::type sum{};
   for (; first + (Unroll - 1) * stride < end; first += Unroll * stride)
     sum += sum_chunks<Unroll, false>(op, lp, t, first, stride, end);
   if (first < end) sum += sum_chunks<Unroll>(op, lp, t, first, stride, end);
@@ -156,7 +180,7 @@ struct RowTeams {
   std::int64_t chunks_per_row;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& team, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, FixedSum& acc) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row, end = base + chunks_per_row;
     if constexpr (Order == ChunkOrder::interleaved) {
       acc += sweep_chunks<Unroll>(op, lp, t, base + team.team_rank(), team.team_size(), end);
@@ -180,25 +204,30 @@ struct RowSums {
   const Chunk<T>* t;
   std::int64_t chunks_per_row;
   Op op;
-  Kokkos::View<double*, typename Space::memory_space> sums;
+  Kokkos::View<FixedSum*, typename Space::memory_space> sums;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
-    double row = 0.0;
+    using Sum = typename SumOf<Op>::type;
+    Sum row{};
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team.team_size()),
-        [&](const int r, double& part) {
+        [&](const int r, Sum& part) {
           part += sweep_chunks<Unroll>(op, lp, t, base + r, team.team_size(), base + chunks_per_row);
         },
         row);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { sums(team.league_rank()) = row; });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      FixedSum exact;  // a row's sum of chunk sums is exact already; a read's fp64 sum rounds once
+      exact += row;
+      sums(team.league_rank()) = exact;
+    });
   }
 };
 
 template <class View>
 struct SumOfElements {
   View v;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, double& acc) const { acc += v(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, FixedSum& acc) const { acc += v(i); }
 };
 
 // Whether Cuda kernels stage Op's table in team scratch first (Op::scratch_bytes > 0: the exact
@@ -212,9 +241,9 @@ struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>>
 #endif
 
 // A persistent grid: `league` teams of `team` threads; every thread strides over the flat
-// chunks by the whole grid's width, Unroll chunks of each array per step, with a private fp64
-// accumulator that it adds to the kernel's reduction once. All threads sweep the arrays
-// together, front to back. (The launch gives the team scratch for a staged table.)
+// chunks by the whole grid's width, Unroll chunks of each array per step, with a private sum
+// (SumOf) that it adds to the kernel's reduction once. All threads sweep the arrays together,
+// front to back. (The launch gives the team scratch for a staged table.)
 template <class Space, int Unroll, class T, class Op>
 struct GridStride {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -223,7 +252,7 @@ struct GridStride {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
     if constexpr (StagesTable<Space, Op>::value)
       acc += sweep(m, op.staged(m));
     else
@@ -231,7 +260,7 @@ struct GridStride {
   }
 
   template <class AnyOp>
-  KOKKOS_INLINE_FUNCTION double sweep(const member& m, const AnyOp& any_op) const {
+  KOKKOS_INLINE_FUNCTION typename SumOf<AnyOp>::type sweep(const member& m, const AnyOp& any_op) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     return sweep_chunks<Unroll>(any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(), width,
                                 chunks);
@@ -250,10 +279,10 @@ struct GridBlocks {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
     const std::int64_t team = m.team_size(), block = team * Unroll;
     const std::int64_t blocks = (chunks + block - 1) / block;
-    double local = 0.0;
+    typename SumOf<Op>::type local{};
     for (std::int64_t b = m.league_rank(); b < blocks; b += m.league_size()) {
       const std::int64_t first = b * block + m.team_rank();
       if ((b + 1) * block <= chunks)

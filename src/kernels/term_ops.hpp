@@ -4,6 +4,7 @@
 // bandwidth ceiling's plain read and the benchmark's alternative log.
 #pragma once
 
+#include <type_traits>
 #include <vector>
 
 #include "core/problem.hpp"
@@ -11,6 +12,18 @@
 #include "numerics/semantics.hpp"
 
 namespace klmini::variants {
+
+// What the shapes accumulate an Op's units into: a FixedSum for every term, or Op::sum_type (the
+// bandwidth probes' plain fp64 sum, so that a ceiling times the reads, not the conversions onto
+// the fixed-point grid); the kernel's Result takes either.
+template <class Op, class = void>
+struct SumOf {
+  using type = FixedSum;
+};
+template <class Op>
+struct SumOf<Op, std::void_t<typename Op::sum_type>> {
+  using type = typename Op::sum_type;
+};
 
 // precision = "fast": the fp32 term with the kernel log (math::kernel_log).
 template <bool LogTarget>
@@ -90,9 +103,10 @@ struct KlTermPolyLogOp {
   KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term_with(PolyLog{}, t, lp, LogTarget); }
 };
 
-// The bandwidth ceiling: touch both values, no math.
+// The bandwidth ceiling: touch both values, no math; a plain fp64 sum (SumOf).
 struct ReadOp {
   using value_type = float;
+  using sum_type = double;
   KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return t + lp; }
 };
 

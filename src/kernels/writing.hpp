@@ -1,6 +1,8 @@
 // The kernels that write a tokens x vocab fp32 matrix while they reduce: the `none` term matrix
 // (terms.hpp), the gradient (gradient.hpp) and the copy ceiling they are measured against
-// (probes/ceiling.hpp). One read of the inputs, one write of the output, one fp64 sum.
+// (probes/ceiling.hpp). One read of the inputs, one write of the output, one sum (a FixedSum:
+// one rounding onto its grid per unit, a row on hosts and a 16-byte chunk on devices, as
+// fused's shapes.hpp).
 //
 // A writing Op maps (t, lp), converted to fp32, to the value it adds to the sum (its value_type)
 // and, through `out`, the element it writes. Op::reads_lp = false skips the lp array entirely
@@ -21,7 +23,9 @@ struct WriteSegments {
   OutMatrix out;
   RowSegments seg;
   Op op;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const { acc += partial(item); }
+
+  KLMINI_UNIT_FUNCTION double partial(const std::int64_t item) const {  // as SegmentSums'
     const std::int64_t row = seg.row(item), end = seg.end(item);
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
@@ -32,7 +36,7 @@ struct WriteSegments {
       const float lp_j = Op::reads_lp ? to_float(lp_row[j]) : 0.0f;
       local += double(op(to_float(t_row[j]), lp_j, out_row[j]));
     }
-    acc += local;
+    return local;
   }
 };
 
@@ -48,9 +52,9 @@ struct WriteGridStride {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, double& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
-    double local = 0.0;
+    typename SumOf<Op>::type local{};
     for (std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); c < chunks;
          c += Unroll * width) {
       Chunk<T> a[Unroll], b[Unroll];

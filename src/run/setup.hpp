@@ -92,7 +92,7 @@ Problem<Space, T> make_problem(const Config& c, std::int64_t row_begin, std::int
                                  [&](std::int64_t done) { progress.update(rows + done); });
   }
   if (!is_host_space<Space>())
-    p.row_sums = Kokkos::View<double*, typename Space::memory_space>("klmini::row_sums", rows);
+    p.row_sums = Kokkos::View<FixedSum*, typename Space::memory_space>("klmini::row_sums", rows);
   if (c.precision == Precision::exact) {
     p.exact = true;
     p.log_table = variants::exact_log_table_in<typename Space::memory_space>();

@@ -1,6 +1,6 @@
 # klmini across MPI ranks: the same deck on 1, 2 and 3 ranks (37 tokens: no even split) must
-# give the same loss to 1e-12, record its rank count, and write the same `none` matrix and
-# gradient; also with bf16 inputs and precision = "exact".
+# give the same loss to 1e-12 (bitwise: mpi/bitwise_loss below), record its rank count, and write
+# the same `none` matrix and gradient; also with bf16 inputs and precision = "exact".
 find_package(Python3 COMPONENTS Interpreter)
 if(NOT KLMINI_HAVE_MPI OR NOT MPIEXEC_EXECUTABLE OR NOT Python3_FOUND)
   message(STATUS "klmini: MPI tests skipped (MPI ${KLMINI_HAVE_MPI}, mpiexec '${MPIEXEC_EXECUTABLE}', Python3 ${Python3_FOUND})")
@@ -40,6 +40,15 @@ foreach(kind generate none npy grad bf16_exact)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/mpi_compare.py ${_mpi_dir} ${kind})
   set_tests_properties(mpi/${kind}_same_loss PROPERTIES FIXTURES_REQUIRED mpi_${kind})
 endforeach()
+
+# The loss bitwise the same (its `loss:` line byte for byte) on 1, 2 and 3 ranks, 1 and 2
+# threads, serial and openmp, in every precision, reduction and dtype form.
+if(Kokkos_ENABLE_SERIAL AND Kokkos_ENABLE_OPENMP)
+  add_test(NAME mpi/bitwise_loss
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/repro_compare.py $<TARGET_FILE:klmini>
+                   ${PROJECT_SOURCE_DIR}/inputs/ci.toml ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_mpi_flags})
+  set_tests_properties(mpi/bitwise_loss PROPERTIES ENVIRONMENT "${_mpi_env}")
+endif()
 
 # Started without a launcher, klmini skips MPI_Init; KLMINI_MPI_INIT=1 forces MPI's singleton start.
 add_test(NAME mpi/singleton_forced COMMAND $<TARGET_FILE:klmini> ${PROJECT_SOURCE_DIR}/inputs/ci.toml

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "common/temp_dir.hpp"
 #include "host/errors.hpp"
@@ -22,6 +24,7 @@ klmini::Record sample_record(double loss) {
   klmini::Record r;
   r.config.tokens = 8;
   r.config.vocab = 16;
+  r.config.precision = klmini::Precision::fast;  // resolved, as in a run
   r.backend = "serial";
   r.execution_space = "Serial";
   r.concurrency = 1;
@@ -70,7 +73,8 @@ TEST_CASE("the results block has the table, the loss line, the FOM and the verdi
   const std::string s = os.str();
   CHECK_THAT(s, ContainsSubstring("ceiling_read"));
   CHECK_THAT(s, ContainsSubstring("fused"));
-  CHECK_THAT(s, ContainsSubstring("\nloss: 0.125\n"));
+  CHECK_THAT(s, ContainsSubstring("\nloss: 0.125\nreproducibility: bitwise across ranks, threads, teams and launch "
+                                  "shapes on serial (this build, precision fast); across backends: not with cuda"));
   CHECK_THAT(s, ContainsSubstring("FOM: 0.256 GB/s (fused, 50.0% of the serial read ceiling)"));
   CHECK_THAT(s, ContainsSubstring("Verification: PASSED (relative error 1.250e-09, full)"));
   auto failed = sample_record(0.125);
@@ -178,6 +182,37 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
   const auto n = nlohmann::json::parse(std::ifstream(path));
   CHECK(n["loss"].is_null());
   CHECK(n["loss_text"] == "nan");
+  CHECK(n["loss_reproducibility"]["across_decompositions"] == true);
+  CHECK(n["loss_reproducibility"]["same_on"] == nlohmann::json::array({"serial"}));
+  CHECK(n["loss_reproducibility"]["text"] == klmini::loss_reproducibility(sample_record(0.125)).text);
+}
+
+TEST_CASE("the loss's reproducibility class: its backend's decompositions, and which backends agree") {
+  auto r = sample_record(0.125);
+  r.kokkos_backends = "cuda, openmp, serial";
+  r.backend = "openmp";
+  auto x = klmini::loss_reproducibility(r);
+  CHECK(x.across_decompositions);
+  CHECK(x.same_on == std::vector<std::string>{"openmp", "serial"});
+  CHECK_THAT(x.text, ContainsSubstring("on openmp (this build, precision fast); across backends: bitwise with serial, "
+                                       "not with cuda (cuda rounds each 16-byte chunk's partial onto the grid, the "
+                                       "hosts each row's; each backend has its own fast log)"));
+  r.backend = "cuda";
+  r.config.precision = klmini::Precision::exact;
+  x = klmini::loss_reproducibility(r);
+  CHECK(x.same_on == std::vector<std::string>{"cuda"});
+  CHECK_THAT(x.text, ContainsSubstring("precision exact); across backends: not with the hosts"));
+  CHECK_THAT(x.text, ContainsSubstring("cuda takes the regular form of exact terms"));
+  r.results[0].variant = "flat";
+  x = klmini::loss_reproducibility(r);
+  CHECK_FALSE(x.across_decompositions);
+  CHECK(x.same_on.empty());
+  CHECK(x.text == "not bitwise across ranks or threads (flat: Kokkos' fp64 sums, in their order)");
+  r.results[0].variant = "kokkos_kernels";
+  x = klmini::loss_reproducibility(r);
+  CHECK_FALSE(x.across_decompositions);
+  CHECK(x.same_on.empty());
+  CHECK_THAT(x.text, ContainsSubstring("not bitwise across ranks or threads"));
 }
 
 TEST_CASE("CSV: the header once, then one row per variant per run") {

@@ -1,6 +1,7 @@
 // The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp:
 // every shape against the fp64 reference in every dtype and precision (outputs poisoned first),
-// and the exact terms' choice between their regular and general form within one step.
+// every chunked shape bitwise the same as every other (the unit is the chunk, whatever the
+// shape), and the exact terms' choice between their regular and general form per chunk.
 // Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/probes/ceiling.hpp"
@@ -50,12 +51,24 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
         {"rowsums_u2_t1", [&] { run_row_sums<2>("t", p, r, op, 1); }},
         {"product", [&] { run_product_shape("t", p, r, op); }},
     };
+    std::vector<klmini::FixedSum> chunked;
+    std::size_t row_units = 0;
     for (const auto& [name, launch] : shapes) {
       INFO(c.tokens << " x " << c.vocab << " " << name << " dtype " << klmini::to_string(dtype));
-      Kokkos::deep_copy(r, -1.0e300);  // poison
+      klmini::poison<Space>(r);
       launch();
       CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0, tolerance).passed);
+      // The unit of segments (and of the product where it takes segments: hosts) is the row's
+      // segment; every other shape's is the chunk.
+      if (name == "segments" || (name == "product" && !chunks_apply(p))) {
+        ++row_units;
+        continue;
+      }
+      chunked.push_back(klmini::read_fixed_sum<Space>(r));
+      CHECK(chunked.back() == chunked.front());
     }
+    CHECK(chunked.size() == shapes.size() - row_units);
+    CHECK(row_units == (chunks_apply(p) ? 1u : 2u));
   }
 }
 
@@ -71,7 +84,7 @@ TEST_CASE("every launch shape of the fused kernel agrees with the fp64 reference
                                     klmini::DType::bf16);
 }
 
-TEST_CASE("exact terms: a step of regular targets takes the regular form, any other step the general one") {
+TEST_CASE("exact terms: a chunk of regular targets takes the regular form, any other chunk the general one") {
   using namespace klmini::variants;
   const std::vector<double> table = klmini::math::exact_log_table();
   const KlTermExactOp<false> op{table.data()};
@@ -90,15 +103,30 @@ TEST_CASE("exact terms: a step of regular targets takes the regular form, any ot
     return sum;
   };
   auto reference = [&](int first) { return chunk_reference(first) + chunk_reference(first + 2); };
-  const double regular = sum_chunks<2>(op, lp, t, 1, 2, 4);
-  CHECK(sum_chunks<2, false>(op, lp, t, 1, 2, 4) == regular);  // the unchecked step: the same sums
+  auto step = [&](int first, std::int64_t end = 4) { return sum_chunks<2>(op, lp, t, first, 2, end).to_double(); };
+  // A chunk's partial is the same alone as in any step: the form is chosen per chunk.
+  auto alone = [&](int c) {
+    klmini::FixedSum s = sum_chunks<1>(op, lp, t, c, 1, 4);
+    return s;
+  };
+  auto steps_agree = [&] {
+    klmini::FixedSum two = alone(1);
+    two += alone(3);
+    return sum_chunks<2>(op, lp, t, 1, 2, 4) == two && sum_chunks<2, false>(op, lp, t, 1, 2, 4) == two;
+  };
+  const double regular = step(1);
+  CHECK(steps_agree());
   CHECK(std::fabs(regular - reference(1)) <= 1e-15 * std::fabs(reference(1)));
-  CHECK(std::fabs(sum_chunks<2>(op, lp, t, 0, 2, 4) - reference(0)) <= 1e-15 * std::fabs(reference(0)));
-  // One target that is not a positive normal number sends the whole step to the general form.
+  CHECK(std::fabs(step(0) - reference(0)) <= 1e-15 * std::fabs(reference(0)));
+  const klmini::FixedSum regular_chunk = alone(1);
+  // One target that is not a positive normal number sends its chunk to the general form, and
+  // leaves the other chunk of the step as it was.
   for (const float special : {0.0f, -0.0f, 1e-40f, 1.4e-45f, -0.5f, NAN, INFINITY}) {
     INFO("t = " << special);
     t[3].v[2] = special;
-    const double got = sum_chunks<2>(op, lp, t, 1, 2, 4), want = reference(1);
+    const double got = step(1), want = reference(1);
+    CHECK(steps_agree());
+    CHECK(alone(1) == regular_chunk);
     if (std::isnan(want)) {
       CHECK(std::isnan(got));
     } else if (std::isinf(want)) {
@@ -109,11 +137,11 @@ TEST_CASE("exact terms: a step of regular targets takes the regular form, any ot
   }
   t[3].v[2] = 0.25f;
   lp[3].v[1] = -INFINITY;  // regular targets still propagate a log-probability of -inf
-  CHECK(sum_chunks<2>(op, lp, t, 1, 2, 4) == INFINITY);
+  CHECK(step(1) == INFINITY);
   lp[3].v[1] = NAN;
-  CHECK(std::isnan(sum_chunks<2>(op, lp, t, 1, 2, 4)));
+  CHECK(std::isnan(step(1)));
   // A step past the end reads nothing from there.
-  CHECK(std::fabs(sum_chunks<2>(op, lp, t, 0, 2, 2) - chunk_reference(0)) <= 1e-15 * std::fabs(chunk_reference(0)));
+  CHECK(std::fabs(step(0, 2) - chunk_reference(0)) <= 1e-15 * std::fabs(chunk_reference(0)));
 }
 
 TEST_CASE("every read-ceiling candidate reads every element of both arrays once") {
@@ -132,7 +160,7 @@ TEST_CASE("every read-ceiling candidate reads every element of both arrays once"
     const klmini::Result<Space> r("r");
     for (const auto& s : shapes) {
       INFO(c.tokens << " x " << c.vocab << " " << s.name);
-      Kokkos::deep_copy(r, -1.0e300);  // poison
+      klmini::poison<Space>(r);
       s.run(r);
       // fp32 sums of chunks of 4 then fp64: a few fp32 roundings per element at most.
       CHECK(std::fabs(klmini::read_result<Space>(r) - want) <= 1e-6 * std::fabs(want));

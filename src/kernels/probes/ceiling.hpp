@@ -58,6 +58,7 @@ std::vector<CeilingShape<Space>> read_ceiling_shapes(const Problem<Space, T>& p)
 struct CopyOp {
   static constexpr bool reads_lp = true;
   using value_type = float;
+  using sum_type = double;
   KOKKOS_INLINE_FUNCTION float operator()(float t, float lp, float& out) const {
     out = t + lp;
     return out;

@@ -1,0 +1,173 @@
+// An order-independent sum of doubles: every kernel's reduction accumulates into a FixedSum, so
+// that the loss is bitwise the same whatever the ranks, threads, teams or launch shape.
+//
+// Each value added (a kernel's unit: a row's fp64 partial on hosts, a 16-byte chunk's partial
+// on devices) is rounded once, to nearest-even, onto the grid 2^-96 and kept as a 256-bit two's
+// complement integer (four 64-bit words). Integer addition is exact, associative and
+// commutative, so the total does not depend on the order or the grouping of the additions;
+// it is converted to double once, correctly rounded. Non-finite values set sticky flags
+// (+inf, -inf, NaN), which map to the result as an IEEE sum would: NaN wins, +inf + -inf is NaN.
+//
+// Range: a value of magnitude >= 2^128 (beyond every finite fp32) counts as an infinity of its
+// sign. The integer sum is exact modulo 2^256, so the total is right whenever the true total is
+// below 2^159 in magnitude, whatever the intermediate sums: any kMaxValues values are.
+//
+// Error bound, for n values x_i (each exact or rounded once):
+//   |to_double() - sum x_i| <= ulp(to_double()) / 2 + n * 2^-97
+// (the second term is each value's rounding onto the grid, zero for multiples of 2^-96). The
+// rounding inside a unit (fp32 or fp64 additions of its terms) comes on top, as before.
+// Host and device code; no Kokkos (core/problem.hpp makes it a Kokkos reduction type).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "numerics/bit_cast.hpp"
+
+#ifndef KOKKOS_INLINE_FUNCTION
+#define KOKKOS_INLINE_FUNCTION inline
+#endif
+
+namespace klmini {
+
+struct FixedSum {
+  static constexpr int kWords = 4;
+  static constexpr int kFractionBits = 96;    // the grid: 2^-96
+  static constexpr int kRangeExponent = 128;  // |x| >= 2^128 counts as infinite
+  static constexpr std::int64_t kMaxValues = std::int64_t(1) << 31;
+  enum : std::uint64_t { kPosInf = 1, kNegInf = 2, kNaN = 4, kPoison = 8 };
+
+  std::uint64_t w[kWords] = {0, 0, 0, 0};  // little-endian words
+  std::uint64_t flags = 0;
+
+  FixedSum() = default;
+  KOKKOS_INLINE_FUNCTION explicit FixedSum(double x) { add(x); }
+
+  // Adds x, rounded onto the grid. (Static indices only: on devices the words stay in registers.)
+  KOKKOS_INLINE_FUNCTION void add(double x) {
+    const std::uint64_t b = bits_of(x);
+    const bool negative = (b >> 63) != 0;
+    int e = int((b >> 52) & 0x7ff);
+    std::uint64_t m = b & ((std::uint64_t(1) << 52) - 1);
+    if (e == 0x7ff) {
+      flags |= m != 0 ? std::uint64_t(kNaN) : negative ? std::uint64_t(kNegInf) : std::uint64_t(kPosInf);
+      return;
+    }
+    if (e >= 1023 + kRangeExponent) {
+      flags |= negative ? std::uint64_t(kNegInf) : std::uint64_t(kPosInf);
+      return;
+    }
+    if (e == 0)
+      e = 1;  // subnormal
+    else
+      m |= std::uint64_t(1) << 52;
+    // |x| * 2^96 = m * 2^s
+    const int s = e - 1075 + kFractionBits;
+    int word = 0;
+    std::uint64_t lo = 0, hi = 0;
+    if (s < 0) {
+      if (-s < 64) {  // else |x| * 2^96 < 2^-11: rounds to 0
+        const int sh = -s;
+        const std::uint64_t rem = m & ((std::uint64_t(1) << sh) - 1), half = std::uint64_t(1) << (sh - 1);
+        lo = m >> sh;
+        if (rem > half || (rem == half && (lo & 1) != 0)) ++lo;
+      }
+    } else {
+      word = s / 64;
+      const int bit = s % 64;
+      lo = m << bit;
+      hi = bit != 0 ? m >> (64 - bit) : 0;
+    }
+    std::uint64_t a[kWords];
+    for (int i = 0; i < kWords; ++i) a[i] = i == word ? lo : i == word + 1 ? hi : 0;
+    if (negative) {
+      std::uint64_t carry = 1;
+      for (int i = 0; i < kWords; ++i) {
+        a[i] = ~a[i] + carry;
+        carry = carry != 0 && a[i] == 0 ? 1 : 0;
+      }
+    }
+    add_words(a);
+  }
+
+  KOKKOS_INLINE_FUNCTION void add(const FixedSum& o) {
+    add_words(o.w);
+    flags |= o.flags;
+  }
+
+  KOKKOS_INLINE_FUNCTION FixedSum& operator+=(double x) {
+    add(x);
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION FixedSum& operator+=(const FixedSum& o) {
+    add(o);
+    return *this;
+  }
+  // Kokkos 3.x joins reduction values through volatile references.
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile FixedSum& o) volatile {
+    FixedSum a = load(*this);
+    a.add(load(o));
+    for (int i = 0; i < kWords; ++i) w[i] = a.w[i];
+    flags = a.flags;
+  }
+  KOKKOS_INLINE_FUNCTION static FixedSum load(const volatile FixedSum& v) {
+    FixedSum a;
+    for (int i = 0; i < kWords; ++i) a.w[i] = v.w[i];
+    a.flags = v.flags;
+    return a;
+  }
+
+  KOKKOS_INLINE_FUNCTION bool operator==(const FixedSum& o) const {
+    bool same = flags == o.flags;
+    for (int i = 0; i < kWords; ++i) same = same && w[i] == o.w[i];
+    return same;
+  }
+  KOKKOS_INLINE_FUNCTION bool operator!=(const FixedSum& o) const { return !(*this == o); }
+
+  // The sum, correctly rounded to double (nearest-even); an exact zero is +0.
+  double to_double() const {
+    if ((flags & kNaN) != 0 || (flags & (kPosInf | kNegInf)) == (kPosInf | kNegInf))
+      return std::numeric_limits<double>::quiet_NaN();
+    if ((flags & kPosInf) != 0) return std::numeric_limits<double>::infinity();
+    if ((flags & kNegInf) != 0) return -std::numeric_limits<double>::infinity();
+    const bool negative = (w[kWords - 1] >> 63) != 0;
+    std::uint64_t mag[kWords];
+    std::uint64_t carry = negative ? 1 : 0;
+    for (int i = 0; i < kWords; ++i) {
+      mag[i] = (negative ? ~w[i] : w[i]) + carry;
+      carry = carry != 0 && mag[i] == 0 ? 1 : 0;
+    }
+    int top = kWords - 1;
+    while (top >= 0 && mag[top] == 0) --top;
+    if (top < 0) return 0.0;
+    const int lz = __builtin_clzll(mag[top]);
+    // The 64 bits from the highest set one down, and whether any bit below them is set.
+    std::uint64_t window = mag[top] << lz;
+    bool sticky = false;
+    if (top > 0) {
+      if (lz > 0) window |= mag[top - 1] >> (64 - lz);
+      sticky = lz > 0 ? (mag[top - 1] << lz) != 0 : mag[top - 1] != 0;
+      for (int i = 0; i < top - 1; ++i) sticky = sticky || mag[i] != 0;
+    }
+    std::uint64_t r = window >> 11;
+    const std::uint64_t rem = window & 0x7ff;
+    if (rem > 0x400 || (rem == 0x400 && (sticky || (r & 1) != 0))) ++r;
+    // window's top bit has weight 2^(64 top + 63 - lz - 96); r's lowest bit is 11 below window's.
+    const double v = std::ldexp(double(r), 64 * top + 63 - lz - 52 - kFractionBits);
+    return negative ? -v : v;
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION void add_words(const std::uint64_t* a) {
+    std::uint64_t carry = 0;
+    for (int i = 0; i < kWords; ++i) {
+      const std::uint64_t s = w[i] + a[i];
+      const std::uint64_t c1 = s < a[i] ? 1 : 0;
+      w[i] = s + carry;
+      carry = c1 | (w[i] < carry ? 1 : 0);
+    }
+  }
+};
+
+}  // namespace klmini
