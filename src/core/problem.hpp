@@ -20,6 +20,23 @@
 
 namespace klmini {
 
+// What the kernels of an execution space add their units into (kernels/shapes.hpp): an
+// order-independent FixedSum on hosts, so that the loss is bitwise the same for any ranks,
+// threads and shapes; a plain fp64 sum on Cuda, whose per-chunk conversions onto the
+// fixed-point grid are not yet shown to be free against the memory bandwidth.
+template <class Space>
+struct KernelSumOf {
+  using type = FixedSum;
+};
+#if defined(KOKKOS_ENABLE_CUDA)
+template <>
+struct KernelSumOf<Kokkos::Cuda> {
+  using type = double;
+};
+#endif
+template <class Space>
+using KernelSum = typename KernelSumOf<Space>::type;
+
 // T is the input element type (float, bf16 or fp16: dtype.hpp).
 template <class Space, class T = float>
 struct Problem {
@@ -39,7 +56,7 @@ struct Problem {
   bool exact = false;
   Kokkos::View<double*, memory_space> log_table;
   // Devices: one sum per row, for the shape that reduces long rows in two kernels.
-  Kokkos::View<FixedSum*, memory_space> row_sums;
+  Kokkos::View<KernelSum<Space>*, memory_space> row_sums;
 
   std::int64_t elements() const { return tokens * vocab; }
   // Both matrices as flat arrays (for the element-wise and library variants).
@@ -47,21 +64,29 @@ struct Problem {
   ConstFlat t_flat() const { return ConstFlat(t.data(), elements()); }
 };
 
-// Where a kernel leaves its sum: an order-independent FixedSum (numerics/fixed_sum.hpp) in the
-// space's memory, so that a launch on a device is asynchronous (no copy to the host inside the
-// timed region) and the sum is bitwise the same for any decomposition.
+// Where a kernel leaves its sum (a KernelSum) in the space's memory, so that a launch on a
+// device is asynchronous (no copy to the host inside the timed region).
 template <class Space>
-using Result = Kokkos::View<FixedSum, typename Space::memory_space>;
+using Result = Kokkos::View<KernelSum<Space>, typename Space::memory_space>;
 
-// Poison: a value that no kernel leaves, written by a labelled kernel (Kokkos' deep_copy of a
-// scalar would show in Kokkos Tools as an anonymous Kokkos::ViewFill).
+// Poison: a sum that no kernel leaves (a flag of its own for a FixedSum).
+inline constexpr double kPoisonSum = -1.2345678901234567e300;
+KOKKOS_INLINE_FUNCTION void make_poison(FixedSum& s) {
+  s = FixedSum();
+  s.flags = FixedSum::kPoison;
+}
+KOKKOS_INLINE_FUNCTION void make_poison(double& s) { s = kPoisonSum; }
+inline bool is_poison(const FixedSum& s) { return (s.flags & FixedSum::kPoison) != 0; }
+inline bool is_poison(double s) { return s == kPoisonSum; }
+inline double to_double(const FixedSum& s) { return s.to_double(); }
+inline double to_double(double s) { return s; }
+
+// Written by a labelled kernel (Kokkos' deep_copy of a scalar would show in Kokkos Tools as an
+// anonymous Kokkos::ViewFill).
 template <class Space>
 void poison(const Result<Space>& r) {
   Kokkos::parallel_for(
-      "klmini::poison_result", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) {
-        r() = FixedSum();
-        r().flags = FixedSum::kPoison;
-      });
+      "klmini::poison_result", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(int) { make_poison(r()); });
 }
 template <class Space, class Matrix>
 void poison(const Matrix& m, typename Matrix::non_const_value_type value, const std::string& kernel_name) {
@@ -72,14 +97,14 @@ void poison(const Matrix& m, typename Matrix::non_const_value_type value, const 
 }
 
 template <class Space>
-FixedSum read_fixed_sum(const Result<Space>& r) {
+KernelSum<Space> read_sum(const Result<Space>& r) {
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r);
   return host();
 }
 
 template <class Space>
 double read_result(const Result<Space>& r) {
-  return read_fixed_sum<Space>(r).to_double();
+  return to_double(read_sum<Space>(r));
 }
 
 // Host spaces give each work item a whole row: one long loop with a private accumulator,

@@ -76,24 +76,24 @@ LossReproducibility loss_reproducibility(const Record& r) {
                (p->variant == "flat" ? "Kokkos'" : "the library's") + " fp64 sums, in their order)";
     return out;
   }
+  // Cuda's kernels keep plain fp64 sums (KernelSum, core/problem.hpp): the launch's order.
+  if (r.backend == "cuda") {
+    out.text =
+        "bitwise from run to run of one deck and rank count; not across rank counts or launch shapes (cuda: "
+        "fp64 sums in the launch's order)";
+    return out;
+  }
   out.across_decompositions = true;
   // The row-wise units of every host space are summed by one out-of-line copy of their loop
-  // (kernels/shapes.hpp), the same machine code for openmp and serial. Cuda sums 16-byte chunks
-  // (or short row segments), with its own log.
-  const bool host = r.backend != "cuda";
+  // (kernels/shapes.hpp), the same machine code for openmp and serial.
   for (const std::string b : {"openmp", "serial"})
-    if (host && (b == r.backend || r.kokkos_backends.find(b) != std::string::npos)) out.same_on.push_back(b);
-  if (!host) out.same_on.push_back(r.backend);
+    if (b == r.backend || r.kokkos_backends.find(b) != std::string::npos) out.same_on.push_back(b);
   std::string others;
   for (const std::string& b : out.same_on)
     if (b != r.backend) others += (others.empty() ? "" : ", ") + b;
-  const bool exact = r.config.precision == Precision::exact;
   out.text = "bitwise across ranks, threads, teams and launch shapes on " + r.backend + " (this build, precision " +
-             to_string(r.config.precision) + "); across backends: " +
-             (host ? (others.empty() ? "" : "bitwise with " + others + ", ") + "not with cuda"
-                   : std::string("not with the hosts")) +
-             " (cuda rounds each 16-byte chunk's partial onto the grid, the hosts each row's; " +
-             (exact ? "cuda takes the regular form of exact terms" : "each backend has its own fast log") + ")";
+             to_string(r.config.precision) + ")";
+  if (!others.empty()) out.text += "; bitwise the same on " + others;
   return out;
 }
 
@@ -176,7 +176,11 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
      << ")\n"
      << "  ranks           " << r.ranks
-     << (r.ranks > 1 ? " (MPI; tokens split across ranks, their fixed-point sums added exactly)" : "") << "\n";
+     << (r.ranks > 1 ? std::string(" (MPI; tokens split across ranks, ") +
+                           (r.backend == "cuda" ? "fp64 partial sums combined by MPI_Allreduce)"
+                                                : "their fixed-point sums added exactly)")
+                     : std::string())
+     << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";
   os << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"

@@ -1,6 +1,6 @@
 // flat: the first-pass baseline, what a Kokkos user writes first. A RangePolicy with one element
 // per work item, each term added straight into Kokkos's fp64 reduction, whose order (and so the
-// sum's last bits) depends on the threads; each rank's sum is one FixedSum unit. Not bitwise
+// sum's last bits) depends on the threads; on hosts each rank's sum is one FixedSum unit. Not bitwise
 // reproducible across decompositions, as a baseline should not pay for being.
 #pragma once
 
@@ -22,13 +22,18 @@ template <class Space, class T>
 void flat(const Problem<Space, T>& p, const Result<Space>& out) {
   using Flat = typename Problem<Space, T>::ConstFlat;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.elements());
-  const Kokkos::View<double, typename Space::memory_space> sum("klmini::flat::sum");
   with_term_op(p, [&](const auto& op) {
-    Kokkos::parallel_reduce("klmini::flat", policy,
-                            FlatElements<Flat, std::decay_t<decltype(op)>>{p.lp_flat(), p.t_flat(), op}, sum);
+    const FlatElements<Flat, std::decay_t<decltype(op)>> elements{p.lp_flat(), p.t_flat(), op};
+    if constexpr (std::is_same_v<KernelSum<Space>, double>) {
+      Kokkos::parallel_reduce("klmini::flat", policy, elements, out);
+    } else {
+      const Kokkos::View<double, typename Space::memory_space> sum("klmini::flat::sum");
+      Kokkos::parallel_reduce("klmini::flat", policy, elements, sum);
+      Kokkos::parallel_for(
+          "klmini::flat::result", Kokkos::RangePolicy<Space>(0, 1),
+          KOKKOS_LAMBDA(const int) { out() = KernelSum<Space>(sum()); });
+    }
   });
-  Kokkos::parallel_for(
-      "klmini::flat::result", Kokkos::RangePolicy<Space>(0, 1), KOKKOS_LAMBDA(const int) { out() = FixedSum(sum()); });
 }
 
 }  // namespace klmini::variants

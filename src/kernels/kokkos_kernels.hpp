@@ -51,7 +51,7 @@ void kokkos_kernels(const Problem<Space, float>& p, const Result<Space>& out) {
   }
   Kokkos::parallel_for(
       "klmini::kokkos_kernels::combine", Kokkos::RangePolicy<Space>(0, 1),
-      KOKKOS_LAMBDA(const int) { out() = FixedSum(entropy() - cross()); });
+      KOKKOS_LAMBDA(const int) { out() = KernelSum<Space>(entropy() - cross()); });
 }
 
 }  // namespace klmini::variants

@@ -12,12 +12,13 @@
 //   chunk's lanes, short row segments with scalar loads instead.
 // The other shapes (flat chunks, one team per row) are the alternatives the benchmark sweeps.
 //
-// Every shape accumulates into a FixedSum (numerics/fixed_sum.hpp), one rounding onto its grid
-// per unit: a work item's fp64 partial for the row-wise shapes (on hosts a whole row, whatever
-// the threads or ranks), a 16-byte chunk's partial for the chunked ones. A unit's partial is
-// computed by the same code whatever shape reads it, so every chunked shape gives the bitwise
-// same sum, and the sum does not depend on how the units are spread over threads and teams.
-// (The bandwidth probes keep a plain fp64 sum inside a thread: SumOf, term_ops.hpp.)
+// Every shape adds its units' partials into the space's KernelSum (core/problem.hpp): a
+// work item's fp64 partial for the row-wise shapes (on hosts a whole row, whatever the threads
+// or ranks), a 16-byte chunk's partial for the chunked ones. A unit's partial is computed by the
+// same code whatever shape reads it, so where the KernelSum is a FixedSum (one rounding onto its
+// grid per unit, then exact integer sums) every shape of one unit gives the bitwise same sum,
+// however the units are spread over threads, teams and ranks. (The bandwidth probes keep a
+// plain fp64 sum inside a thread: ThreadSum, term_ops.hpp.)
 #pragma once
 
 #include <cstdint>
@@ -38,13 +39,13 @@
 
 namespace klmini::variants {
 
-template <class Matrix, class Op>
+template <class Space, class Matrix, class Op>
 struct SegmentSums {
   Matrix lp, t;
   RowSegments seg;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const { acc += partial(item); }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, KernelSum<Space>& acc) const { acc += partial(item); }
 
   KLMINI_UNIT_FUNCTION double partial(const std::int64_t item) const {
     const std::int64_t row = seg.row(item), end = seg.end(item);
@@ -111,9 +112,9 @@ KLMINI_UNIT_FUNCTION double chunk_partial(const Op& op, const Chunk<T>& lp, cons
 // partial, whatever shape groups the chunks into steps.
 // Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
 // step is one straight block of code (no test per chunk), which the compiler interleaves.
-template <int Unroll, bool Checked = true, class T, class Op>
-KOKKOS_INLINE_FUNCTION typename SumOf<Op>::type sum_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
-                                                           std::int64_t first, std::int64_t stride, std::int64_t end) {
+template <int Unroll, bool Checked = true, class Sum, class T, class Op>
+KOKKOS_INLINE_FUNCTION void add_chunks(Sum& sum, const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
+                                       std::int64_t first, std::int64_t stride, std::int64_t end) {
   auto in_range = [&](int u) { return !Checked || first + u * stride < end; };
   Chunk<T> a[Unroll], b[Unroll];
   for (int u = 0; u < Unroll; ++u) {
@@ -124,17 +125,15 @@ KOKKOS_INLINE_FUNCTION typename SumOf<Op>::type sum_chunks(const Op& op, const C
       b[u] = t[first + u * stride];
     }
   }
-  typename SumOf<Op>::type sum{};
   for (int u = 0; u < Unroll; ++u)
     if (in_range(u)) sum += chunk_partial(op, a[u], b[u]);
-  return sum;
 }
 
 // Item i reads the chunks i + u * stride (u < Unroll): with stride = the item count, the arrays
 // are cut into Unroll contiguous parts and neighbouring items read neighbouring chunks of each,
 // so every load instruction of a warp is one coalesced 512-byte access; with stride = 1 an
 // item reads Unroll consecutive chunks instead.
-template <int Unroll, class T, class Op>
+template <class Space, int Unroll, class T, class Op>
 struct FlatChunks {
   const Chunk<T>* lp;
   const Chunk<T>* t;
@@ -143,23 +142,22 @@ struct FlatChunks {
   std::int64_t spacing;  // distance between neighbouring items' first chunks (Unroll or 1)
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const {
-    acc += sum_chunks<Unroll>(op, lp, t, item * spacing, stride, chunks);
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, KernelSum<Space>& acc) const {
+    ThreadSum<Space, Op> sum{};
+    add_chunks<Unroll>(sum, op, lp, t, item * spacing, stride, chunks);
+    acc += sum;
   }
 };
 
 // Item first reads the chunks first, first + stride, ..., first + u * stride for every u with
 // first + u * stride < end: whole steps of Unroll chunks without range tests, then at most one
 // partial step.
-template <int Unroll, class T, class Op>
-KOKKOS_INLINE_FUNCTION typename SumOf<Op>::type sweep_chunks(const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
-                                                             std::int64_t first, std::int64_t stride,
-                                                             std::int64_t end) {
-  typename SumOf<Op>::type sum{};
+template <int Unroll, class Sum, class T, class Op>
+KOKKOS_INLINE_FUNCTION void add_sweep(Sum& sum, const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
+                                      std::int64_t stride, std::int64_t end) {
   for (; first + (Unroll - 1) * stride < end; first += Unroll * stride)
-    sum += sum_chunks<Unroll, false>(op, lp, t, first, stride, end);
-  if (first < end) sum += sum_chunks<Unroll>(op, lp, t, first, stride, end);
-  return sum;
+    add_chunks<Unroll, false>(sum, op, lp, t, first, stride, end);
+  if (first < end) add_chunks<Unroll>(sum, op, lp, t, first, stride, end);
 }
 
 // Launch shapes, kept as templates so that the benchmark can sweep them.
@@ -180,15 +178,17 @@ struct RowTeams {
   std::int64_t chunks_per_row;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& team, FixedSum& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& team, KernelSum<Space>& acc) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row, end = base + chunks_per_row;
+    ThreadSum<Space, Op> sum{};
     if constexpr (Order == ChunkOrder::interleaved) {
-      acc += sweep_chunks<Unroll>(op, lp, t, base + team.team_rank(), team.team_size(), end);
+      add_sweep<Unroll>(sum, op, lp, t, base + team.team_rank(), team.team_size(), end);
     } else {
       Kokkos::parallel_for(
           Kokkos::TeamThreadRange(team, (chunks_per_row + Unroll - 1) / Unroll),
-          [&](const std::int64_t i) { acc += sum_chunks<Unroll>(op, lp, t, base + i * Unroll, 1, end); });
+          [&](const std::int64_t i) { add_chunks<Unroll>(sum, op, lp, t, base + i * Unroll, 1, end); });
     }
+    acc += sum;
   }
 };
 
@@ -204,30 +204,30 @@ struct RowSums {
   const Chunk<T>* t;
   std::int64_t chunks_per_row;
   Op op;
-  Kokkos::View<FixedSum*, typename Space::memory_space> sums;
+  Kokkos::View<KernelSum<Space>*, typename Space::memory_space> sums;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
-    using Sum = typename SumOf<Op>::type;
+    using Sum = ThreadSum<Space, Op>;
     Sum row{};
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team.team_size()),
         [&](const int r, Sum& part) {
-          part += sweep_chunks<Unroll>(op, lp, t, base + r, team.team_size(), base + chunks_per_row);
+          add_sweep<Unroll>(part, op, lp, t, base + r, team.team_size(), base + chunks_per_row);
         },
         row);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      FixedSum exact;  // a row's sum of chunk sums is exact already; a read's fp64 sum rounds once
-      exact += row;
-      sums(team.league_rank()) = exact;
+      KernelSum<Space> total{};  // a FixedSum row is exact already; a read's fp64 sum rounds once
+      total += row;
+      sums(team.league_rank()) = total;
     });
   }
 };
 
-template <class View>
+template <class Space, class View>
 struct SumOfElements {
   View v;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, FixedSum& acc) const { acc += v(i); }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, KernelSum<Space>& acc) const { acc += v(i); }
 };
 
 // Whether Cuda kernels stage Op's table in team scratch first (Op::scratch_bytes > 0: the exact
@@ -252,7 +252,7 @@ struct GridStride {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, KernelSum<Space>& acc) const {
     if constexpr (StagesTable<Space, Op>::value)
       acc += sweep(m, op.staged(m));
     else
@@ -260,10 +260,11 @@ struct GridStride {
   }
 
   template <class AnyOp>
-  KOKKOS_INLINE_FUNCTION typename SumOf<AnyOp>::type sweep(const member& m, const AnyOp& any_op) const {
+  KOKKOS_INLINE_FUNCTION ThreadSum<Space, AnyOp> sweep(const member& m, const AnyOp& any_op) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
-    return sweep_chunks<Unroll>(any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(), width,
-                                chunks);
+    ThreadSum<Space, AnyOp> sum{};
+    add_sweep<Unroll>(sum, any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(), width, chunks);
+    return sum;
   }
 };
 
@@ -279,16 +280,16 @@ struct GridBlocks {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, KernelSum<Space>& acc) const {
     const std::int64_t team = m.team_size(), block = team * Unroll;
     const std::int64_t blocks = (chunks + block - 1) / block;
-    typename SumOf<Op>::type local{};
+    ThreadSum<Space, Op> local{};
     for (std::int64_t b = m.league_rank(); b < blocks; b += m.league_size()) {
       const std::int64_t first = b * block + m.team_rank();
       if ((b + 1) * block <= chunks)
-        local += sum_chunks<Unroll, false>(op, lp, t, first, team, chunks);
+        add_chunks<Unroll, false>(local, op, lp, t, first, team, chunks);
       else
-        local += sum_chunks<Unroll>(op, lp, t, first, team, chunks);
+        add_chunks<Unroll>(local, op, lp, t, first, team, chunks);
     }
     acc += local;
   }
@@ -306,8 +307,8 @@ void run_flat_chunks(const char* label, const Problem<Space, T>& p, const Result
   const bool interleaved = Order == ChunkOrder::interleaved;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>, PolicyTraits...> policy(0, items);
   Kokkos::parallel_reduce(label, policy,
-                          FlatChunks<Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), chunks,
-                                                    interleaved ? items : 1, interleaved ? 1 : Unroll, op},
+                          FlatChunks<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), chunks,
+                                                           interleaved ? items : 1, interleaved ? 1 : Unroll, op},
                           out);
 }
 
@@ -327,7 +328,7 @@ void run_row_sums(const char* label, const Problem<Space, T>& p, const Result<Sp
       (std::string(label) + "_rows").c_str(), Kokkos::TeamPolicy<Space>(static_cast<int>(p.tokens), team_size),
       RowSums<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op, p.row_sums});
   Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, p.tokens),
-                          SumOfElements<decltype(p.row_sums)>{p.row_sums}, out);
+                          SumOfElements<Space, decltype(p.row_sums)>{p.row_sums}, out);
 }
 
 template <int Unroll, class Space, class T, class Op>
@@ -354,7 +355,7 @@ void run_row_segments(const char* label, const Problem<Space, T>& p, const Resul
                       std::int64_t width = 0) {
   const RowSegments seg = width > 0 ? RowSegments{p.vocab, width, (p.vocab + width - 1) / width} : row_segments(p);
   Kokkos::parallel_reduce(label, row_segment_policy(p, seg),
-                          SegmentSums<typename Problem<Space, T>::Matrix, Op>{p.lp, p.t, seg, op}, out);
+                          SegmentSums<Space, typename Problem<Space, T>::Matrix, Op>{p.lp, p.t, seg, op}, out);
 }
 
 // Whether the chunked device shapes apply: rows a whole number of 16-byte chunks, both arrays

@@ -13,17 +13,19 @@
 
 namespace klmini::variants {
 
-// What the shapes accumulate an Op's units into: a FixedSum for every term, or Op::sum_type (the
-// bandwidth probes' plain fp64 sum, so that a ceiling times the reads, not the conversions onto
-// the fixed-point grid); the kernel's Result takes either.
-template <class Op, class = void>
+// What a thread of a shape on Space adds an Op's units into: the kernel's sum (KernelSum), or
+// Op::sum_type (the bandwidth probes' plain fp64 sum, so that a ceiling times the reads, not the
+// conversions onto the fixed-point grid); the kernel's sum takes either.
+template <class Op, class Sum, class = void>
 struct SumOf {
-  using type = FixedSum;
+  using type = Sum;
 };
-template <class Op>
-struct SumOf<Op, std::void_t<typename Op::sum_type>> {
+template <class Op, class Sum>
+struct SumOf<Op, Sum, std::void_t<typename Op::sum_type>> {
   using type = typename Op::sum_type;
 };
+template <class Space, class Op>
+using ThreadSum = typename SumOf<Op, KernelSum<Space>>::type;
 
 // precision = "fast": the fp32 term with the kernel log (math::kernel_log).
 template <bool LogTarget>
@@ -45,7 +47,7 @@ struct ExactLog {
 template <bool LogTarget, int TableBits, int Degree>
 struct KlTermExactScratchOp;
 
-// Besides the term of any (t, lp), it offers the chunked kernels (sum_chunks) a form for
+// Besides the term of any (t, lp), it offers the chunked kernels (add_chunks) a form for
 // `regular` elements, a positive normal t, that skips every special-value case: t log t needs
 // no zero case and the log none of its own. The two forms differ only in fp64 rounding.
 template <bool LogTarget, int TableBits = math::kExactLogTableBits, int Degree = math::kExactLogDegree>
@@ -103,7 +105,7 @@ struct KlTermPolyLogOp {
   KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term_with(PolyLog{}, t, lp, LogTarget); }
 };
 
-// The bandwidth ceiling: touch both values, no math; a plain fp64 sum (SumOf).
+// The bandwidth ceiling: touch both values, no math; a plain fp64 sum (ThreadSum).
 struct ReadOp {
   using value_type = float;
   using sum_type = double;

@@ -1,8 +1,8 @@
 // The kernels that write a tokens x vocab fp32 matrix while they reduce: the `none` term matrix
 // (terms.hpp), the gradient (gradient.hpp) and the copy ceiling they are measured against
-// (probes/ceiling.hpp). One read of the inputs, one write of the output, one sum (a FixedSum:
-// one rounding onto its grid per unit, a row on hosts and a 16-byte chunk on devices, as
-// fused's shapes.hpp).
+// (probes/ceiling.hpp). One read of the inputs, one write of the output, one sum (the space's
+// KernelSum of its units' partials, a row on hosts and a 16-byte chunk on devices, as fused's:
+// shapes.hpp).
 //
 // A writing Op maps (t, lp), converted to fp32, to the value it adds to the sum (its value_type)
 // and, through `out`, the element it writes. Op::reads_lp = false skips the lp array entirely
@@ -17,13 +17,13 @@
 
 namespace klmini::variants {
 
-template <class Matrix, class OutMatrix, class Op>
+template <class Space, class Matrix, class OutMatrix, class Op>
 struct WriteSegments {
   Matrix lp, t;
   OutMatrix out;
   RowSegments seg;
   Op op;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, FixedSum& acc) const { acc += partial(item); }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, KernelSum<Space>& acc) const { acc += partial(item); }
 
   KLMINI_UNIT_FUNCTION double partial(const std::int64_t item) const {  // as SegmentSums'
     const std::int64_t row = seg.row(item), end = seg.end(item);
@@ -52,9 +52,9 @@ struct WriteGridStride {
   std::int64_t chunks;
   Op op;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, FixedSum& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m, KernelSum<Space>& acc) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
-    typename SumOf<Op>::type local{};
+    ThreadSum<Space, Op> local{};
     for (std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); c < chunks;
          c += Unroll * width) {
       Chunk<T> a[Unroll], b[Unroll];
@@ -94,8 +94,8 @@ void run_writing_kernel(const char* label, const Problem<Space, T>& p, const typ
     const RowSegments seg = row_segments(p);
     Kokkos::parallel_reduce(
         label, row_segment_policy(p, seg),
-        WriteSegments<typename Problem<Space, T>::Matrix, typename Problem<Space, T>::OutMatrix, Op>{p.lp, p.t, out,
-                                                                                                     seg, op},
+        WriteSegments<Space, typename Problem<Space, T>::Matrix, typename Problem<Space, T>::OutMatrix, Op>{
+            p.lp, p.t, out, seg, op},
         sum);
   }
 }

@@ -14,7 +14,7 @@
 // cancelling: at most 2^-54 of the result).
 //
 // exact_log_normal() is that alone, for positive normal finite x: the kernels' hot path, with
-// no special-value handling (sum_chunks checks a whole step's elements first). exact_log()
+// no special-value handling (add_chunks checks a whole chunk's elements first). exact_log()
 // adds the rest: special values as log's (ln(0) = -inf, ln(x < 0) = NaN, ln(NaN) = NaN,
 // ln(inf) = inf), and subnormal arguments scaled into the normal range first.
 //

@@ -27,8 +27,8 @@ namespace klmini {
 // have run (more ranks than cores) starts its clock late. The clock is the node's steady clock
 // when all ranks share a node, else MPI_Wtime when it is global; with neither, a run's time is the
 // slowest rank's own from the barrier (Comm::rank_clock). `local_times` keeps this rank's own
-// times (for per-rank bandwidth). The ranks' sums add exactly (Comm::sum of a FixedSum), so a
-// value is bitwise the same for any number of ranks.
+// times (for per-rank bandwidth). The ranks' FixedSums add exactly (Comm::sum), so a host value is
+// bitwise the same for any number of ranks.
 template <class Space>
 TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel, int warmup, int repeats,
                         std::vector<double>& values, const Comm& comm, std::vector<double>* local_times = nullptr) {
@@ -58,10 +58,9 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
       mine.push_back(end - start);
       times.push_back(one_time_line ? comm.max(end) - comm.min(start) : comm.max(end - start));
     }
-    const FixedSum local = read_fixed_sum<Space>(result);
-    if (!comm.all((local.flags & FixedSum::kPoison) == 0))
-      throw std::runtime_error("a kernel did not write its result");
-    values.push_back(comm.sum(local).to_double());
+    const KernelSum<Space> local = read_sum<Space>(result);
+    if (!comm.all(!is_poison(local))) throw std::runtime_error("a kernel did not write its result");
+    values.push_back(to_double(comm.sum(local)));
   }
   if (local_times) *local_times = mine;
   TimingStats stats = summarize(times);
