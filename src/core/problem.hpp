@@ -21,14 +21,15 @@
 namespace klmini {
 
 // What the kernels of an execution space add their units into (kernels/shapes.hpp): an
-// order-independent FixedSum on hosts, so that the loss is bitwise the same for any ranks,
-// threads and shapes; a plain fp64 sum on Cuda, whose per-chunk conversions onto the
-// fixed-point grid are not yet shown to be free against the memory bandwidth.
+// order-independent FixedSum, so that the loss is bitwise the same for any ranks, threads and
+// shapes; on Cuda a plain fp64 sum unless the build asks for FixedSum (KLMINI_CUDA_FIXED_SUM):
+// there its per-chunk conversions onto the fixed-point grid are not yet shown to be free
+// against the memory bandwidth.
 template <class Space>
 struct KernelSumOf {
   using type = FixedSum;
 };
-#if defined(KOKKOS_ENABLE_CUDA)
+#if defined(KOKKOS_ENABLE_CUDA) && !defined(KLMINI_CUDA_FIXED_SUM)
 template <>
 struct KernelSumOf<Kokkos::Cuda> {
   using type = double;

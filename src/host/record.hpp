@@ -38,8 +38,10 @@ struct Record {
   Config config;
   std::string backend;          // resolved ("openmp", ...)
   std::string execution_space;  // Kokkos's name for it
-  int concurrency = 0;          // threads (host) or concurrent threads (device), per rank
-  int ranks = 1;                // MPI ranks, each with its share of the tokens
+  // Whether its kernels add into an order-independent FixedSum (KernelSum, core/problem.hpp).
+  bool fixed_point_sum = true;
+  int concurrency = 0;  // threads (host) or concurrent threads (device), per rank
+  int ranks = 1;        // MPI ranks, each with its share of the tokens
   // How several ranks' timed runs are put on one time line (src/run/time_kernel.hpp).
   RankClock rank_clock = RankClock::own_timer;
   bool oversubscribed = false;   // more threads than CPUs somewhere (host/placement.hpp)

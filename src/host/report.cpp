@@ -76,18 +76,18 @@ LossReproducibility loss_reproducibility(const Record& r) {
                (p->variant == "flat" ? "Kokkos'" : "the library's") + " fp64 sums, in their order)";
     return out;
   }
-  // Cuda's kernels keep plain fp64 sums (KernelSum, core/problem.hpp): the launch's order.
-  if (r.backend == "cuda") {
-    out.text =
-        "bitwise from run to run of one deck and rank count; not across rank counts or launch shapes (cuda: "
-        "fp64 sums in the launch's order)";
+  if (!r.fixed_point_sum) {  // the launch's order (KernelSum, core/problem.hpp)
+    out.text = "bitwise from run to run of one deck and rank count; not across rank counts or launch shapes (" +
+               r.backend + ": fp64 sums in the launch's order)";
     return out;
   }
   out.across_decompositions = true;
   // The row-wise units of every host space are summed by one out-of-line copy of their loop
   // (kernels/shapes.hpp), the same machine code for openmp and serial.
+  const bool host = r.backend == "openmp" || r.backend == "serial";
   for (const std::string b : {"openmp", "serial"})
-    if (b == r.backend || r.kokkos_backends.find(b) != std::string::npos) out.same_on.push_back(b);
+    if (host && (b == r.backend || r.kokkos_backends.find(b) != std::string::npos)) out.same_on.push_back(b);
+  if (!host) out.same_on.push_back(r.backend);
   std::string others;
   for (const std::string& b : out.same_on)
     if (b != r.backend) others += (others.empty() ? "" : ", ") + b;
@@ -177,8 +177,8 @@ void print_summary(const Record& r, std::ostream& os) {
      << ")\n"
      << "  ranks           " << r.ranks
      << (r.ranks > 1 ? std::string(" (MPI; tokens split across ranks, ") +
-                           (r.backend == "cuda" ? "fp64 partial sums combined by MPI_Allreduce)"
-                                                : "their fixed-point sums added exactly)")
+                           (!r.fixed_point_sum ? "fp64 partial sums combined by MPI_Allreduce)"
+                                               : "their fixed-point sums added exactly)")
                      : std::string())
      << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";

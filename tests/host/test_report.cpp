@@ -199,6 +199,11 @@ TEST_CASE("the loss's reproducibility class: its backend's decompositions, and w
         "same on serial");
   r.backend = "cuda";
   r.config.precision = klmini::Precision::exact;
+  x = klmini::loss_reproducibility(r);  // a build with KLMINI_CUDA_FIXED_SUM
+  CHECK(x.across_decompositions);
+  CHECK(x.same_on == std::vector<std::string>{"cuda"});
+  CHECK(x.text == "bitwise across ranks, threads, teams and launch shapes on cuda (this build, precision exact)");
+  r.fixed_point_sum = false;
   x = klmini::loss_reproducibility(r);
   CHECK_FALSE(x.across_decompositions);
   CHECK(x.same_on.empty());
