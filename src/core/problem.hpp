@@ -132,6 +132,28 @@ struct RowSegments {
   }
 };
 
+// Where a space's sum is a FixedSum, the units of the row-wise kernels are a row's columns cut
+// at every multiple of kUnitColumns (the last unit of a row may be shorter): an item of whole rows
+// or of segments whose width is a multiple of it (those the benchmark sweeps) adds the same
+// units, so every such shape gives the bitwise same sum. Elsewhere an item is one unit.
+inline constexpr std::int64_t kUnitColumns = 512;
+
+// Calls f(row, begin, end) for each unit of `item`.
+template <class Space, class F>
+KOKKOS_INLINE_FUNCTION void for_each_unit(const RowSegments& seg, const std::int64_t item, const F& f) {
+  const std::int64_t row = seg.row(item), end = seg.end(item);
+  std::int64_t begin = seg.begin(item);
+  if constexpr (std::is_same_v<KernelSum<Space>, FixedSum>) {
+    while (begin < end) {
+      const std::int64_t next = (begin / kUnitColumns + 1) * kUnitColumns;
+      f(row, begin, next < end ? next : end);
+      begin = next;
+    }
+  } else {
+    f(row, begin, end);
+  }
+}
+
 template <class Space, class T>
 RowSegments row_segments(const Problem<Space, T>& p) {
   const std::int64_t width = segment_width<Space>(p.vocab);

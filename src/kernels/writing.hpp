@@ -23,16 +23,19 @@ struct WriteSegments {
   OutMatrix out;
   RowSegments seg;
   Op op;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, KernelSum<Space>& acc) const { acc += partial(item); }
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t item, KernelSum<Space>& acc) const {
+    for_each_unit<Space>(
+        seg, item, [&](std::int64_t row, std::int64_t begin, std::int64_t end) { acc += partial(row, begin, end); });
+  }
 
-  KLMINI_UNIT_FUNCTION double partial(const std::int64_t item) const {  // as SegmentSums'
-    const std::int64_t row = seg.row(item), end = seg.end(item);
+  // As SegmentSums'.
+  KLMINI_UNIT_FUNCTION double partial(const std::int64_t row, const std::int64_t begin, const std::int64_t end) const {
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
     float* out_row = &out(row, 0);
     double local = 0.0;
     KLMINI_SIMD_SUM_LOCAL
-    for (std::int64_t j = seg.begin(item); j < end; ++j) {
+    for (std::int64_t j = begin; j < end; ++j) {
       const float lp_j = Op::reads_lp ? to_float(lp_row[j]) : 0.0f;
       local += double(op(to_float(t_row[j]), lp_j, out_row[j]));
     }

@@ -1,8 +1,10 @@
 // The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp:
-// every shape against the fp64 reference in every dtype and precision (outputs poisoned first),
-// where the space's sum is a FixedSum every chunked shape bitwise the same as every other (the
-// unit is the chunk, whatever the shape), and the exact terms' choice between their regular and general form per chunk.
-// Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
+// every shape against the fp64 reference in every dtype and precision (outputs poisoned first);
+// where the space's sum is a FixedSum, every chunked shape bitwise the same as every other (the
+// unit is the chunk, whatever the shape) and every row-wise one as every other (whole rows and
+// segments of any multiple of kUnitColumns); and the exact terms' choice between their regular
+// and general form per chunk. Built once per backend (tests/CMakeLists.txt), on the space
+// KLMINI_TEST_SPACE.
 #include "kernels/kernel_test_support.hpp"
 #include "kernels/probes/ceiling.hpp"
 
@@ -48,29 +50,27 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
         {"blocks_u2_t1", [&] { run_grid_blocks<2>("t", p, r, op, 2, 1); }},
         {"grid_u4", [&] { run_grid_stride<4>("t", p, r, op, 2, recommended); }},
         {"segments", [&] { run_row_segments("t", p, r, op); }},
+        {"segments_w512", [&] { run_row_segments("t", p, r, op, 512); }},
+        {"segments_w1024", [&] { run_row_segments("t", p, r, op, 1024); }},
         {"rowsums_u4", [&] { run_row_sums<4>("t", p, r, op, recommended); }},
         {"rowsums_u2_t1", [&] { run_row_sums<2>("t", p, r, op, 1); }},
         {"product", [&] { run_product_shape("t", p, r, op); }},
     };
-    std::vector<klmini::KernelSum<Space>> chunked;
-    std::size_t row_units = 0;
+    std::vector<klmini::KernelSum<Space>> chunked, row_wise;
     for (const auto& [name, launch] : shapes) {
       INFO(c.tokens << " x " << c.vocab << " " << name << " dtype " << klmini::to_string(dtype));
       klmini::poison<Space>(r);
       launch();
       CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0, tolerance).passed);
-      // The unit of segments (and of the product where it takes segments: hosts) is the row's
-      // segment; every other shape's is the chunk.
-      if (name == "segments" || (name == "product" && !chunks_apply(p))) {
-        ++row_units;
-        continue;
-      }
-      chunked.push_back(klmini::read_sum<Space>(r));
+      // The unit of the segment shapes (and of the product where it takes segments: hosts) is
+      // a row's kUnitColumns, whatever the segments' width; every other shape's is the chunk.
+      auto& same_unit = name.rfind("segments", 0) == 0 || (name == "product" && !chunks_apply(p)) ? row_wise : chunked;
+      same_unit.push_back(klmini::read_sum<Space>(r));
       if constexpr (std::is_same_v<klmini::KernelSum<Space>, klmini::FixedSum>)
-        CHECK(chunked.back() == chunked.front());
+        CHECK(same_unit.back() == same_unit.front());
     }
-    CHECK(chunked.size() == shapes.size() - row_units);
-    CHECK(row_units == (chunks_apply(p) ? 1u : 2u));
+    CHECK(row_wise.size() == (chunks_apply(p) ? 3u : 4u));
+    CHECK(chunked.size() == shapes.size() - row_wise.size());
   }
 }
 
