@@ -37,6 +37,8 @@ struct KernelSumOf<Kokkos::Cuda> {
 #endif
 template <class Space>
 using KernelSum = typename KernelSumOf<Space>::type;
+template <class Space>
+inline constexpr bool kFixedPointSum = std::is_same_v<KernelSum<Space>, FixedSum>;
 
 // T is the input element type (float, bf16 or fp16: dtype.hpp).
 template <class Space, class T = float>
@@ -143,7 +145,7 @@ template <class Space, class F>
 KOKKOS_INLINE_FUNCTION void for_each_unit(const RowSegments& seg, const std::int64_t item, const F& f) {
   const std::int64_t row = seg.row(item), end = seg.end(item);
   std::int64_t begin = seg.begin(item);
-  if constexpr (std::is_same_v<KernelSum<Space>, FixedSum>) {
+  if constexpr (kFixedPointSum<Space>) {
     while (begin < end) {
       const std::int64_t next = (begin / kUnitColumns + 1) * kUnitColumns;
       f(row, begin, next < end ? next : end);

@@ -28,14 +28,14 @@ void flat(const Problem<Space, T>& p, const Result<Space>& out) {
                               FlatElements<Flat, std::decay_t<decltype(op)>>{p.lp_flat(), p.t_flat(), op}, sum);
     });
   };
-  if constexpr (std::is_same_v<KernelSum<Space>, double>) {
-    reduce_into(out);
-  } else {
+  if constexpr (kFixedPointSum<Space>) {
     const Kokkos::View<double, typename Space::memory_space> sum("klmini::flat::sum");
     reduce_into(sum);
     Kokkos::parallel_for(
         "klmini::flat::result", Kokkos::RangePolicy<Space>(0, 1),
         KOKKOS_LAMBDA(const int) { out() = KernelSum<Space>(sum()); });
+  } else {
+    reduce_into(out);
   }
 }
 

@@ -109,9 +109,9 @@ KLMINI_UNIT_FUNCTION double chunk_partial(const Op& op, const Chunk<T>& lp, cons
 // The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
 // (those before `end`). All loads first, then the math, so that the loads are independent and
 // overlap in flight. Each chunk's partial (chunk_partial; for fp32 terms an fp32 sum, a
-// rounding of the same order as one term's, inside the verification bound) is rounded once onto
-// the FixedSum grid. A chunk's form never depends on its neighbours, so neither does its
-// partial, whatever shape groups the chunks into steps.
+// rounding of the same order as one term's, inside the verification bound) is added to `sum`
+// (into a FixedSum: rounded once onto its grid). A chunk's form never depends on its
+// neighbours, so neither does its partial, whatever shape groups the chunks into steps.
 // Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
 // step is one straight block of code (no test per chunk), which the compiler interleaves.
 template <int Unroll, bool Checked = true, class Sum, class T, class Op>
@@ -244,7 +244,7 @@ struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>>
 
 // A persistent grid: `league` teams of `team` threads; every thread strides over the flat
 // chunks by the whole grid's width, Unroll chunks of each array per step, with a private sum
-// (SumOf) that it adds to the kernel's reduction once. All threads sweep the arrays together,
+// (ThreadSum) that it adds to the kernel's reduction once. All threads sweep the arrays together,
 // front to back. (The launch gives the team scratch for a staged table.)
 template <class Space, int Unroll, class T, class Op>
 struct GridStride {

@@ -9,7 +9,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "core/region.hpp"
@@ -45,7 +44,7 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
   rec.config = c;
   rec.backend = space_backend_name<Space>();
   rec.execution_space = Space::name();
-  rec.fixed_point_sum = std::is_same_v<KernelSum<Space>, FixedSum>;
+  rec.fixed_point_sum = kFixedPointSum<Space>;
   rec.concurrency = static_cast<int>(Space().concurrency());
   rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
   if (is_host_space<Space>()) rec.last_level_cache_bytes = last_level_cache_bytes();

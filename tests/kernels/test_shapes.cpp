@@ -14,7 +14,6 @@
 #include <functional>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -66,8 +65,7 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
       // a row's kUnitColumns, whatever the segments' width; every other shape's is the chunk.
       auto& same_unit = name.rfind("segments", 0) == 0 || (name == "product" && !chunks_apply(p)) ? row_wise : chunked;
       same_unit.push_back(klmini::read_sum<Space>(r));
-      if constexpr (std::is_same_v<klmini::KernelSum<Space>, klmini::FixedSum>)
-        CHECK(same_unit.back() == same_unit.front());
+      if constexpr (klmini::kFixedPointSum<Space>) CHECK(same_unit.back() == same_unit.front());
     }
     CHECK(row_wise.size() == (chunks_apply(p) ? 3u : 4u));
     CHECK(chunked.size() == shapes.size() - row_wise.size());
