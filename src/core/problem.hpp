@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "numerics/binned_sum.hpp"
 #include "numerics/dtype.hpp"
 #include "numerics/fixed_sum.hpp"
 
@@ -23,8 +24,7 @@ namespace klmini {
 // What the kernels of an execution space add their units into (kernels/shapes.hpp): an
 // order-independent FixedSum, so that the loss is bitwise the same for any ranks, threads and
 // shapes; on Cuda a plain fp64 sum unless the build asks for FixedSum (KLMINI_CUDA_FIXED_SUM):
-// there its per-chunk conversions onto the fixed-point grid are not yet shown to be free
-// against the memory bandwidth.
+// there its cost against the memory bandwidth is not yet measured on every card.
 template <class Space>
 struct KernelSumOf {
   using type = FixedSum;
@@ -39,6 +39,18 @@ template <class Space>
 using KernelSum = typename KernelSumOf<Space>::type;
 template <class Space>
 inline constexpr bool kFixedPointSum = std::is_same_v<KernelSum<Space>, FixedSum>;
+
+template <class Space>
+constexpr bool is_host_space() {
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
+}
+
+// What one thread of a kernel adds its units into before its total joins the kernel's sum: the
+// KernelSum itself, except on devices whose KernelSum is a FixedSum, where a thread keeps a
+// BinnedSum (the same total, in fp64 additions: numerics/binned_sum.hpp).
+template <class Space>
+using ThreadAccumulator =
+    std::conditional_t<kFixedPointSum<Space> && !is_host_space<Space>(), BinnedSum, KernelSum<Space>>;
 
 // T is the input element type (float, bf16 or fp16: dtype.hpp).
 template <class Space, class T = float>
@@ -113,11 +125,6 @@ double read_result(const Result<Space>& r) {
 // Host spaces give each work item a whole row: one long loop with a private accumulator,
 // which the compiler can vectorize. Device spaces give each thread a short segment of a row,
 // so that neighbouring threads read neighbouring addresses (coalesced loads).
-template <class Space>
-constexpr bool is_host_space() {
-  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
-}
-
 template <class Space>
 std::int64_t segment_width(std::int64_t vocab) {
   return is_host_space<Space>() ? vocab : (vocab < 4 ? vocab : 4);

@@ -13,9 +13,9 @@
 
 namespace klmini::variants {
 
-// What a thread of a shape on Space adds an Op's units into: the kernel's sum (KernelSum), or
-// Op::sum_type (the bandwidth probes' plain fp64 sum, so that a ceiling times the reads, not the
-// conversions onto the fixed-point grid); the kernel's sum takes either.
+// What a thread of a shape on Space adds an Op's units into: the space's ThreadAccumulator
+// (core/problem.hpp), or Op::sum_type (the bandwidth probes' plain fp64 sum, so that a ceiling
+// times the reads, not the order-independent sum); the kernel's sum takes either.
 template <class Op, class Sum, class = void>
 struct SumOf {
   using type = Sum;
@@ -25,7 +25,12 @@ struct SumOf<Op, Sum, std::void_t<typename Op::sum_type>> {
   using type = typename Op::sum_type;
 };
 template <class Space, class Op>
-using ThreadSum = typename SumOf<Op, KernelSum<Space>>::type;
+using ThreadSum = typename SumOf<Op, ThreadAccumulator<Space>>::type;
+// What a team reduces its threads' sums in: a thread's own, except a BinnedSum, which has no
+// join (a thread's alone), and whose threads' totals the team adds in the kernel's sum instead.
+template <class Space, class Op>
+using TeamSum =
+    std::conditional_t<std::is_same_v<ThreadSum<Space, Op>, BinnedSum>, KernelSum<Space>, ThreadSum<Space, Op>>;
 
 // precision = "fast": the fp32 term with the kernel log (math::kernel_log).
 template <bool LogTarget>

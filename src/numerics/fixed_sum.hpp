@@ -91,6 +91,17 @@ struct FixedSum {
     add_words(a);
   }
 
+  // Adds n * 2^(bit - 96), n whole: n at bit offset `bit` of the integer (modulo 2^256, as every
+  // sum here). BinnedSum's bins enter this way, exactly.
+  KOKKOS_INLINE_FUNCTION void add_grids(std::int64_t n, int bit) {
+    const std::uint64_t u = static_cast<std::uint64_t>(n), fill = n < 0 ? ~std::uint64_t(0) : 0;
+    const int word = bit / 64, shift = bit % 64;
+    const std::uint64_t above = shift != 0 ? (u >> (64 - shift)) | (fill << shift) : fill;
+    std::uint64_t a[kWords];
+    for (int i = 0; i < kWords; ++i) a[i] = i < word ? 0 : i == word ? u << shift : i == word + 1 ? above : fill;
+    add_words(a);
+  }
+
   KOKKOS_INLINE_FUNCTION void add(const FixedSum& o) {
     add_words(o.w);
     flags |= o.flags;

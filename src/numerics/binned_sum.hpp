@@ -1,0 +1,111 @@
+// A thread's private order-independent sum on devices: the same total as adding every value to
+// a FixedSum, in fp64 additions instead of 256-bit integer ones.
+//
+// Adding a double to a FixedSum takes ~150 instructions on a GPU (shifts and selects to place
+// its bits, four-word carries); once per 16-byte chunk that would make the fused kernel
+// instruction-bound on Hopper. BinnedSum keeps kBins fp64 bins instead, bin k on the grid
+// 2^(-96 + kBinBits (kBins - 1 - k)), and splits each value exactly over them: adding then
+// subtracting 1.5 * 2^52 grids rounds a value below 2^51 grids to the bin's grid (one fp64
+// rounding, to nearest-even), the bin takes that part and the next bins the remainder, down to
+// the last bin, whose grid is FixedSum's. Every bin's sum stays exact (a bounded multiple of its
+// grid), so the bins hold exactly the sum of the values each rounded once onto 2^-96, as
+// FixedSum does: add_to() gives a FixedSum the bitwise same total as adding each value to it.
+// Values below 2^24 in magnitude (every chunk of ordinary inputs) start at the bin of grid
+// 2^-16: 11 fp64 additions; larger ones, and non-finite ones, take the top bins.
+//
+// Bounds: between renormalizations (every kRenormalizeEvery values, each bin's multiple of the
+// next coarser grid carried up, exactly) a bin below the top holds less than 2^52 grids; the
+// top bin (grid 2^104) is exact while a thread's total stays below 2^157 in magnitude, which
+// 2^29 values below FixedSum's range (2^128) cannot exceed.
+#pragma once
+
+#include <cstdint>
+
+#include "numerics/bit_cast.hpp"
+#include "numerics/fixed_sum.hpp"
+
+namespace klmini {
+
+struct BinnedSum {
+  static constexpr int kBins = 6;
+  static constexpr int kBinBits = 40;
+  static constexpr int kRenormalizeEvery = 2048;
+  static constexpr int kFirstOrdinaryBin = 3;  // grid 2^-16, for values below 2^24
+  static_assert(FixedSum::kFractionBits == 96 && kBins * kBinBits >= FixedSum::kRangeExponent + 96 + 16,
+                "the bins span FixedSum's grid and range");
+
+  double bin[kBins] = {0, 0, 0, 0, 0, 0};
+  int pending = 0;  // values added since the last renormalization
+
+  // 1.5 * 2^52 grids of bin k (literals: static arrays have no device-side storage).
+  KOKKOS_INLINE_FUNCTION static constexpr double splitter(int k) {
+    return k == 0   ? 0x1.8p156
+           : k == 1 ? 0x1.8p116
+           : k == 2 ? 0x1.8p76
+           : k == 3 ? 0x1.8p36
+           : k == 4 ? 0x1.8p-4
+                    : 0x1.8p-44;
+  }
+  // 1 / grid of bin k: a bin's value times it is its whole number of grids.
+  KOKKOS_INLINE_FUNCTION static constexpr double inverse_grid(int k) {
+    return k == 0 ? 0x1p-104 : k == 1 ? 0x1p-64 : k == 2 ? 0x1p-24 : k == 3 ? 0x1p16 : k == 4 ? 0x1p56 : 0x1p96;
+  }
+
+  KOKKOS_INLINE_FUNCTION void add(double x) {
+    constexpr double kOrdinary = 0x1p24, kRange = 0x1p128;
+    if (x < kOrdinary && -x < kOrdinary) {
+      split_from<kFirstOrdinaryBin>(x);
+    } else if (x < kRange && -x < kRange) {
+      split_from<0>(x);
+    } else {  // NaN, an infinity, or beyond FixedSum's range (an infinity of its sign)
+      const double inf = double_of(0x7ff0000000000000ull);
+      bin[0] += x != x ? x : x > 0 ? inf : -inf;
+    }
+    if (++pending == kRenormalizeEvery) renormalize();
+  }
+
+  KOKKOS_INLINE_FUNCTION BinnedSum& operator+=(double x) {
+    add(x);
+    return *this;
+  }
+
+  // Carries each bin's multiple of the next coarser grid up into that bin (exact).
+  KOKKOS_INLINE_FUNCTION void renormalize() {
+    for (int k = kBins - 1; k > 0; --k) {
+      const double carry = (bin[k] + splitter(k - 1)) - splitter(k - 1);
+      bin[k] -= carry;
+      bin[k - 1] += carry;
+    }
+    pending = 0;
+  }
+
+  // Adds the bins' total to s: each bin is a whole number of its grids below 2^53, placed at its
+  // bit offset in s's integer.
+  KOKKOS_INLINE_FUNCTION void add_to(FixedSum& s) const {
+    const double top = bin[0];
+    if (top - top != 0) {  // NaN or an infinity: only the top bin takes them
+      s.add(top);
+      return;
+    }
+    for (int k = 0; k < kBins; ++k)
+      s.add_grids(static_cast<std::int64_t>(bin[k] * inverse_grid(k)), kBinBits * (kBins - 1 - k));
+  }
+
+ private:
+  template <int First>
+  KOKKOS_INLINE_FUNCTION void split_from(double rest) {
+    for (int k = First; k < kBins - 1; ++k) {
+      const double part = (rest + splitter(k)) - splitter(k);
+      bin[k] += part;
+      rest -= part;
+    }
+    bin[kBins - 1] += (rest + splitter(kBins - 1)) - splitter(kBins - 1);
+  }
+};
+
+KOKKOS_INLINE_FUNCTION FixedSum& operator+=(FixedSum& s, const BinnedSum& b) {
+  b.add_to(s);
+  return s;
+}
+
+}  // namespace klmini

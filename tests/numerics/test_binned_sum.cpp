@@ -1,0 +1,121 @@
+// The devices' thread sum (src/numerics/binned_sum.hpp): bitwise the same FixedSum as adding
+// every value to a FixedSum, on values of every magnitude, ties of the grid, long runs that
+// renormalize many times, values at its bins' bounds, and non-finite values.
+#include <catch2/catch_test_macros.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "common/fresh_seed.hpp"
+#include "numerics/binned_sum.hpp"
+
+using klmini::BinnedSum;
+using klmini::FixedSum;
+
+namespace {
+
+FixedSum fixed_sum_of(const std::vector<double>& xs) {
+  FixedSum s;
+  for (const double x : xs) s += x;
+  return s;
+}
+
+FixedSum binned_sum_of(const std::vector<double>& xs) {
+  BinnedSum b;
+  for (const double x : xs) b += x;
+  FixedSum s;
+  s += b;
+  return s;
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Values of every magnitude FixedSum keeps, with cancellation, ties and values off its grid.
+std::vector<double> adversarial_values(std::mt19937_64& gen, int n) {
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-140, 127), kind(0, 7);
+  std::vector<double> xs;
+  while (int(xs.size()) < n) {
+    const double sign = kind(gen) % 2 ? 1.0 : -1.0;
+    const double x = sign * std::ldexp(mantissa(gen), exponent(gen));
+    switch (kind(gen)) {
+      case 0: xs.push_back(x), xs.push_back(-x * (1.0 + 0x1p-40)); break;             // heavy cancellation
+      case 1: xs.push_back(sign * std::ldexp(double(gen() % 64) + 0.5, -96)); break;  // a tie of the grid
+      case 2: xs.push_back(sign * std::nextafter(0x1p24, 0.0)); break;                // the largest ordinary value
+      case 3: xs.push_back(sign * 0x1p24); break;                                     // the smallest large one
+      case 4: xs.push_back(sign * std::ldexp(mantissa(gen), -1060)); break;           // subnormal
+      default: xs.push_back(x); break;
+    }
+  }
+  return xs;
+}
+
+}  // namespace
+
+TEST_CASE("binned sum: the same FixedSum as adding each value, any magnitude, any order") {
+  std::mt19937_64 gen(klmini::testing::fresh_seed());
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::vector<double> xs = adversarial_values(gen, 9000);  // four renormalizations and more
+    const FixedSum direct = fixed_sum_of(xs);
+    INFO("trial " << trial);
+    CHECK(binned_sum_of(xs) == direct);
+    // Threads with their own bins, joined into one FixedSum in any order.
+    std::vector<double> shuffled = xs;
+    std::shuffle(shuffled.begin(), shuffled.end(), gen);
+    FixedSum joined;
+    for (std::size_t first = 0; first < shuffled.size(); first += 1234)
+      joined += binned_sum_of(
+          std::vector<double>(shuffled.begin() + first, shuffled.begin() + std::min(first + 1234, shuffled.size())));
+    CHECK(joined == direct);
+    CHECK(same_bits(joined.to_double(), direct.to_double()));
+  }
+}
+
+TEST_CASE("binned sum: long runs at the bins' bounds stay exact") {
+  for (const double x : {std::nextafter(0x1p24, 0.0), -std::nextafter(0x1p24, 0.0), 0x1p24 + 1.0,
+                         std::nextafter(0x1p128, 0.0), 0x1.8p-96, 0x1p-97, 1.0 / 3.0}) {
+    INFO("x = " << x);
+    const std::vector<double> xs(100000, x);
+    CHECK(binned_sum_of(xs) == fixed_sum_of(xs));
+  }
+  // Sums far beyond a double's 53 bits, ending in exact cancellation.
+  std::vector<double> xs(50000, std::nextafter(0x1p128, 0.0));
+  xs.insert(xs.end(), 50000, 0x1p-96);
+  xs.insert(xs.end(), 50000, -std::nextafter(0x1p128, 0.0));
+  CHECK(binned_sum_of(xs) == fixed_sum_of(xs));
+  CHECK(binned_sum_of(xs).to_double() == 50000 * 0x1p-96);
+}
+
+TEST_CASE("binned sum: infinities, NaN and values past 2^128 as FixedSum takes them") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<std::vector<double>> cases = {{1.0, inf, 2.0},   {-inf, 1.0}, {inf, 1.0, -inf}, {nan, 1.0},
+                                                  {0x1p128, -1e300}, {0x1p128},   {-1e300},         {3.0, -1e39}};
+  for (const auto& xs : cases) {
+    const double direct = fixed_sum_of(xs).to_double(), binned = binned_sum_of(xs).to_double();
+    INFO("first value " << xs.front());
+    CHECK((same_bits(direct, binned) || (std::isnan(direct) && std::isnan(binned))));
+  }
+  CHECK(binned_sum_of({1.0, inf}).to_double() == inf);
+  CHECK(std::isnan(binned_sum_of({inf, -inf}).to_double()));
+}
+
+TEST_CASE("fixed sum: whole numbers of grids at any bit offset, negative ones too") {
+  for (const int bit : {0, 40, 63, 64, 100, 160, 200}) {
+    for (const std::int64_t n : {std::int64_t(1), std::int64_t(-1), std::int64_t(-1234567890123457),
+                                 (std::int64_t(1) << 52) - 1, -(std::int64_t(1) << 52)}) {
+      FixedSum grids;
+      grids.add_grids(n, bit);
+      INFO("n = " << n << ", bit = " << bit);
+      const double value = std::ldexp(double(n), bit - 96);
+      CHECK(grids.to_double() == value);
+      if (std::fabs(value) < 0x1p128) CHECK(grids == FixedSum(value));  // beyond: FixedSum's infinity
+      grids.add_grids(-n, bit);
+      CHECK(grids == FixedSum());
+    }
+  }
+}
