@@ -83,8 +83,15 @@ if want ncu && command -v ncu >/dev/null; then
   ncu=(ncu --clock-control none --metrics gpu__time_duration.sum --csv)
   ncu_vocabs=${NCU_VOCABS:-4096,131072}
   for v in ${ncu_vocabs//,/ }; do
+    # The shape the seed run's trial chose, so that ncu's fused launches are all of one shape
+    # (under auto, the trial's launches of every candidate share fused's kernel names).
+    shape=auto
+    json="$out/klmini-fp32-v$v.json"
+    [[ -f "$json" ]] && shape=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["fused_shape"]["shape"])' "$json")
     "${ncu[@]}" --log-file "$out/ncu-klmini-v$v.csv" "$build/bin/klmini" "$root/inputs/seed-v$v.toml" --set backend=cuda \
-      --set variant=fused --set verify=off --set warmup=1 --set repeats=5 > "$out/ncu-klmini-v$v.log" 2>&1 || status=1
+      --set variant=fused --set shape="$shape" --set verify=off --set warmup=1 --set repeats=5 \
+      > "$out/ncu-klmini-v$v.log" 2>&1 || status=1
+    echo "[ncu v$v] klmini's fused shape: $shape"
     if python3 -c "import torch" 2>/dev/null; then
       PYTHONUNBUFFERED=1 "${ncu[@]}" --log-file "$out/ncu-peers-v$v.csv" python3 "$root/scripts/peers.py" --vocab "$v" \
         "${liger[@]}" --warmup 2 --reps 5 --out "$out/ncu-peers-v$v-events.csv" > "$out/ncu-peers-v$v.log" 2>&1 || status=1

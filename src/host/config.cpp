@@ -154,6 +154,13 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
          }
          c.variant = v;
        }},
+      {"shape",
+       [](Config& c, const toml::node& n, const Where& w) {
+         const std::string s = get_string(n, w, "shape");
+         const std::optional<LaunchShape> shape = find_shape(s);
+         if (!shape) throw DeckError(w.text, "shape", "'" + s + "' is not one of " + shape_names());
+         c.shape = *shape;
+       }},
   };
   return keys;
 }
@@ -332,6 +339,7 @@ std::vector<std::pair<std::string, DeckValue>> describe(const Config& c) {
   d.emplace_back("verify", S(to_string(c.verify)));
   if (c.verify == VerifyMode::sample) d.emplace_back("sample_rows", I(c.sample_rows));
   d.emplace_back("variant", S(c.variant));
+  d.emplace_back("shape", S(std::string(shape_name(c.shape))));
   if (c.peak_GBps > 0) d.emplace_back("peak_GBps", I(c.peak_GBps));
   return d;
 }

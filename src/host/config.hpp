@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "host/launch_shapes.hpp"
 #include "numerics/reduction.hpp"
 
 namespace klmini {
@@ -42,6 +43,8 @@ struct Config {
   std::int64_t sample_rows = 256;
   std::int64_t peak_GBps = 0;     // the device's datasheet bandwidth, GB/s; 0: not given
   std::string variant = "fused";  // a variant name or "all"
+  // fused's launch shape: automatic = the fastest of the candidates by trial (host/launch_shapes.hpp)
+  LaunchShape shape = LaunchShape::automatic;
 
   std::string source = "embedded default deck";  // where the deck came from
   std::int64_t elements() const { return tokens * vocab; }

@@ -72,6 +72,11 @@ struct Record {
   double copy_ceiling_GBps = 0.0;  // the fastest of its candidates
   std::string copy_ceiling_shape;
   std::vector<CeilingCandidate> copy_ceiling_candidates;
+  // fused's launch shape and how it was chosen (automatic: fused did not run); with
+  // ShapeChoice::trial, each candidate's median over its trial runs.
+  LaunchShape fused_shape = LaunchShape::automatic;
+  ShapeChoice fused_shape_choice = ShapeChoice::only;
+  std::vector<ShapeTrial> fused_shape_trials;
   std::vector<VariantResult> results;
   std::vector<LeftOutVariant> left_out;  // variant = "all": the loss variants not run
   double loss = 0.0;                     // the product variant's (first in results)

@@ -191,6 +191,16 @@ void print_summary(const Record& r, std::ostream& os) {
   os << "\n";
 }
 
+// fused's launch shape, how it was chosen, and the trials that chose it.
+static void print_fused_shape(const Record& r, std::ostream& os) {
+  if (r.fused_shape == LaunchShape::automatic) return;
+  os << "  fused shape: " << shape_name(r.fused_shape) << " (" << to_string(r.fused_shape_choice);
+  for (std::size_t k = 0; k < r.fused_shape_trials.size(); ++k)
+    os << (k ? ", " : " of ") << shape_name(r.fused_shape_trials[k].shape) << " "
+       << seconds(r.fused_shape_trials[k].median_s);
+  os << ")\n";
+}
+
 void print_results(const Record& r, std::ostream& os) {
   char line[256];
   os << "Results (setup " << seconds(r.setup_s) << ", reference " << seconds(r.reference_s) << ")\n";
@@ -214,6 +224,7 @@ void print_results(const Record& r, std::ostream& os) {
   };
   candidates_line("ceiling_read", r.ceiling_candidates, r.ceiling_shape);
   candidates_line("ceiling_copy", r.copy_ceiling_candidates, r.copy_ceiling_shape);
+  print_fused_shape(r, os);
   if (const auto f = of_peak(r, r.ceiling_GBps)) {
     std::snprintf(line, sizeof line, "  ceiling_read: %.1f%% of the deck's peak_GBps = %lld (the datasheet's)\n",
                   100.0 * *f, static_cast<long long>(r.config.peak_GBps));
@@ -313,6 +324,17 @@ nlohmann::json reproducibility_json(const LossReproducibility& x) {
 
 }  // namespace
 
+// null when fused did not run.
+nlohmann::json fused_shape_json(const Record& r) {
+  if (r.fused_shape == LaunchShape::automatic) return nullptr;
+  nlohmann::json trials = nlohmann::json::array();
+  for (const ShapeTrial& t : r.fused_shape_trials)
+    trials.push_back({{"shape", std::string(shape_name(t.shape))}, {"median_s", t.median_s}});
+  return {{"shape", std::string(shape_name(r.fused_shape))},
+          {"chosen_by", to_string(r.fused_shape_choice)},
+          {"trials", trials}};
+}
+
 void write_json(const Record& r, const std::string& path) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [key, value] : describe(r.config))
@@ -376,6 +398,7 @@ void write_json(const Record& r, const std::string& path) {
                                             {"shape", r.copy_ceiling_shape},
                                             {"candidates", candidates_json(r.copy_ceiling_candidates)}}
                            : nlohmann::json()},
+      {"fused_shape", fused_shape_json(r)},
       {"one_pass_over_two_passes",
        one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
       {"results", results},

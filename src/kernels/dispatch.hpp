@@ -16,11 +16,13 @@
 
 namespace klmini::variants {
 
+// `shape`: fused's launch shape (one of fused_shape_candidates, or automatic for the rule's).
 template <class Space, class T>
-void run_loss_variant(Variant v, const Problem<Space, T>& p, const Result<Space>& out) {
+void run_loss_variant(Variant v, const Problem<Space, T>& p, const Result<Space>& out,
+                      LaunchShape shape = LaunchShape::automatic) {
   const std::string name = variant_name(v);
   switch (v) {
-    case Variant::fused: return fused(p, out);
+    case Variant::fused: return fused(p, out, shape);
     case Variant::flat: return flat(p, out);
     case Variant::kokkos_kernels:
 #ifdef KLMINI_HAVE_KOKKOS_KERNELS

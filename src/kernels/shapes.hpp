@@ -2,30 +2,37 @@
 // (term_ops.hpp: the term in either precision, or for the bandwidth probes, probes/ceiling.hpp,
 // the same access pattern with a plain read instead) and on the input element type.
 //
-// run_product_shape is the shape the product kernels take on each space:
+// The shapes a loss kernel may take on each space (shape_candidates, at the end of this file):
 // * host spaces: a whole row per work item, so that one thread runs one long loop the compiler
-//   can vectorize;
-// * device spaces: a persistent grid over 16-byte chunks of the flat arrays, several per thread
+//   can vectorize, or rows cut into 2048-column segments;
+// * device spaces: persistent grids over 16-byte chunks of the flat arrays, several per thread
 //   and step, so that each thread has independent 16-byte loads in flight (needed to approach
-//   HBM bandwidth); for long rows one team per row in a parallel_for, then a sum over the
-//   rows' sums; when the arrays are not 16-byte aligned or vocab is not a multiple of the
-//   chunk's lanes, short row segments with scalar loads instead.
-// The other shapes (flat chunks, one team per row) are the alternatives the benchmark sweeps.
+//   HBM bandwidth), or one team per row in a parallel_for, then a sum over the rows' sums;
+//   when the arrays are not 16-byte aligned or vocab is not a multiple of the chunk's lanes,
+//   short row segments with scalar loads instead.
+// Which of them is fastest depends on the card, the row length and the element type
+// (docs/PERFORMANCE.md), so fused times them in its run (run/runner.hpp). The other shapes here
+// (flat chunks, row teams in one parallel_reduce, grid blocks) are alternatives the benchmark
+// sweeps.
 //
 // Every shape adds its units' partials into the space's KernelSum (core/problem.hpp): a
 // work item's fp64 partial for the row-wise shapes (on hosts a whole row, whatever the threads
 // or ranks), a 16-byte chunk's partial for the chunked ones. A unit's partial is computed by the
 // same code whatever shape reads it, so where the KernelSum is a FixedSum (one rounding onto its
 // grid per unit, then exact integer sums) every shape of one unit gives the bitwise same sum,
-// however the units are spread over threads, teams and ranks. (The bandwidth probes keep a
-// plain fp64 sum inside a thread: ThreadSum, term_ops.hpp.)
+// however the units are spread over threads, teams and ranks. Inside a thread the units go into
+// the space's ThreadAccumulator (on devices a BinnedSum: the same total as a FixedSum's), or for
+// the bandwidth probes a plain fp64 sum (ThreadSum, term_ops.hpp).
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "core/problem.hpp"
+#include "host/launch_shapes.hpp"
 #include "kernels/term_ops.hpp"
 
 // A unit's partial (a row segment's, a chunk's) on hosts: one out-of-line copy, called by every
@@ -114,9 +121,15 @@ KLMINI_UNIT_FUNCTION double chunk_partial(const Op& op, const Chunk<T>& lp, cons
 // neighbours, so neither does its partial, whatever shape groups the chunks into steps.
 // Checked = false: the caller guarantees that every chunk of the step lies before `end`, and the
 // step is one straight block of code (no test per chunk), which the compiler interleaves.
-template <int Unroll, bool Checked = true, class Sum, class T, class Op>
+// Index: the type of the chunk indices (32-bit ones where a caller knows they fit: fewer registers).
+template <class I>
+struct Nondeduced {
+  using type = I;
+};
+template <int Unroll, bool Checked = true, class Index = std::int64_t, class Sum, class T, class Op>
 KOKKOS_INLINE_FUNCTION void add_chunks(Sum& sum, const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
-                                       std::int64_t first, std::int64_t stride, std::int64_t end) {
+                                       typename Nondeduced<Index>::type first, typename Nondeduced<Index>::type stride,
+                                       typename Nondeduced<Index>::type end) {
   auto in_range = [&](int u) { return !Checked || first + u * stride < end; };
   Chunk<T> a[Unroll], b[Unroll];
   for (int u = 0; u < Unroll; ++u) {
@@ -154,12 +167,13 @@ struct FlatChunks {
 // Item first reads the chunks first, first + stride, ..., first + u * stride for every u with
 // first + u * stride < end: whole steps of Unroll chunks without range tests, then at most one
 // partial step.
-template <int Unroll, class Sum, class T, class Op>
-KOKKOS_INLINE_FUNCTION void add_sweep(Sum& sum, const Op& op, const Chunk<T>* lp, const Chunk<T>* t, std::int64_t first,
-                                      std::int64_t stride, std::int64_t end) {
+template <int Unroll, class Index = std::int64_t, class Sum, class T, class Op>
+KOKKOS_INLINE_FUNCTION void add_sweep(Sum& sum, const Op& op, const Chunk<T>* lp, const Chunk<T>* t,
+                                      typename Nondeduced<Index>::type first, typename Nondeduced<Index>::type stride,
+                                      typename Nondeduced<Index>::type end) {
   for (; first + (Unroll - 1) * stride < end; first += Unroll * stride)
-    add_chunks<Unroll, false>(sum, op, lp, t, first, stride, end);
-  if (first < end) add_chunks<Unroll>(sum, op, lp, t, first, stride, end);
+    add_chunks<Unroll, false, Index>(sum, op, lp, t, first, stride, end);
+  if (first < end) add_chunks<Unroll, true, Index>(sum, op, lp, t, first, stride, end);
 }
 
 // Launch shapes, kept as templates so that the benchmark can sweep them.
@@ -208,14 +222,21 @@ struct RowSums {
   Op op;
   Kokkos::View<KernelSum<Space>*, typename Space::memory_space> sums;
 
+  // Chunk indices within the row are 32-bit (run_row_sums checks that they fit): the row's
+  // base pointers are formed once, in 64 bits.
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
-    using Sum = ThreadSum<Space, Op>;
-    Sum row{};
+    const Chunk<T>* lp_row = lp + base;
+    const Chunk<T>* t_row = t + base;
+    const int row_chunks = static_cast<int>(chunks_per_row);
+    using Part = TeamSum<Space, Op>;
+    Part row{};
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, team.team_size()),
-        [&](const int r, Sum& part) {
-          add_sweep<Unroll>(part, op, lp, t, base + r, team.team_size(), base + chunks_per_row);
+        [&](const int r, Part& part) {
+          ThreadSum<Space, Op> sum{};
+          add_sweep<Unroll, int>(sum, op, lp_row, t_row, r, team.team_size(), row_chunks);
+          part += sum;
         },
         row);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
@@ -323,11 +344,12 @@ void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<S
       RowTeams<Space, Unroll, T, Op, Order>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op}, out);
 }
 
-template <int Unroll, class Space, class T, class Op>
+template <int Unroll, class... PolicyTraits, class Space, class T, class Op>
 void run_row_sums(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
                   int team_size) {
   Kokkos::parallel_for(
-      (std::string(label) + "_rows").c_str(), Kokkos::TeamPolicy<Space>(static_cast<int>(p.tokens), team_size),
+      (std::string(label) + "_rows").c_str(),
+      Kokkos::TeamPolicy<Space, PolicyTraits...>(static_cast<int>(p.tokens), team_size),
       RowSums<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op, p.row_sums});
   Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, p.tokens),
                           SumOfElements<Space, decltype(p.row_sums)>{p.row_sums}, out);
@@ -369,26 +391,35 @@ bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
          (aligned(more.data()) && ...);
 }
 
-// The production shape for each space, chosen by measurement on the H200
-// (docs/PERFORMANCE.md): on devices a persistent grid at half occupancy (teams of 256 threads,
-// as many as fill half the resident threads: 528 on an H200), two 16-byte chunks of each
-// array per step; on hosts whole rows. A kernel that stages a table takes teams of 1024
-// threads (one per SM on an H200: one scratch copy per SM) at the same occupancy, held to 64
+// The launch shapes of the loss kernels (host/launch_shapes.hpp names them). fused runs in the
+// shape its run chose among shape_candidates (run/runner.hpp: by trial unless the deck names
+// one); the read ceiling times every candidate with a plain read (probes/ceiling.hpp).
+// Device shapes: teams of 256 threads; a persistent grid's league fills half the resident
+// threads (528 teams on an H100 or H200), a quarter, or all of them. A kernel that stages a
+// table takes teams of 1024 threads (one scratch copy per SM) at half occupancy, held to 64
 // registers by its launch bounds, and 8 elements per step (for 16-bit types one chunk: two
-// would spill).
-// fp32 rows of at least kRowSumsMinVocab take RowSums instead: teams of 256 threads, 4 chunks
-// of each array per thread and step (1.0-1.4% faster than the grid at 65536 and 131072; with
-// 16-bit inputs, whose chunks hold twice the elements, 9% slower at 131072).
+// would spill). The row shapes give each row one team (RowSums); the lean one caps its
+// registers at 32 (launch bounds of 8 teams an SM), for full occupancy.
 inline constexpr int kDeviceUnroll = 2;
 inline constexpr int kDeviceTeam = 256;
 inline constexpr int kStagingTeam = 1024;
-inline constexpr std::int64_t kRowSumsMinVocab = 65536;
 inline constexpr int kRowSumsUnroll = 4;
+// Chunks a step of the lean row shape: 2 of fp32 (16 registers of loads), 1 of 16-bit types,
+// whose conversions would otherwise spill under the 32-register cap.
+template <class T>
+inline constexpr int kLeanRowsUnroll = sizeof(T) == 4 ? 2 : 1;
+inline constexpr int kLeanRowsTeamsPerSM = 8;
+// The rule where no trial chooses (the benchmark's and tests' run_product_shape): fp32 rows
+// of at least this many columns read fastest one team per row on the H100 and the H200.
+inline constexpr std::int64_t kRowSumsMinVocab = 65536;
 
+// Whether the one-team-per-row shapes apply: the row sums' buffer exists, the rows fit a
+// league, and a row's chunk indices fit 32 bits with a step's reach beyond them.
 template <class Space, class T>
-bool row_sums_apply(const Problem<Space, T>& p) {
-  return chunks_apply(p) && p.row_sums.extent(0) == std::size_t(p.tokens) && p.tokens <= 2147483647 && sizeof(T) == 4 &&
-         p.vocab >= kRowSumsMinVocab;
+bool row_shapes_apply(const Problem<Space, T>& p) {
+  const std::int64_t chunks_per_row = p.vocab / Chunk<T>::lanes;
+  return chunks_apply(p) && p.row_sums.extent(0) == std::size_t(p.tokens) && p.tokens <= 2147483647 &&
+         chunks_per_row + std::int64_t(kRowSumsUnroll) * kStagingTeam < 2147483647;
 }
 
 template <class Space>
@@ -397,23 +428,70 @@ int device_league(int team = kDeviceTeam) {
   return resident / (2 * team) > 0 ? resident / (2 * team) : 1;
 }
 
-// A quarter of the resident threads in teams of kDeviceTeam: the read ceiling's fastest grid.
 template <class Space>
 int quarter_league() {
   return device_league<Space>() / 2 > 0 ? device_league<Space>() / 2 : 1;
 }
 
+// The shapes a loss kernel with term Op may take on this problem, the rule's first: a tie
+// between trials goes to the earlier (fastest_shape).
+template <class Space, class T, class Op>
+std::vector<LaunchShape> shape_candidates(const Problem<Space, T>& p) {
+  using S = LaunchShape;
+  if (is_host_space<Space>()) {
+    if (p.vocab > 2048) return {S::rows, S::segments_2048};
+    return {S::rows};
+  }
+  if (!chunks_apply(p)) return {S::segments};
+  if constexpr (StagesTable<Space, Op>::value) return {S::grid_staged_t1024};
+  std::vector<S> shapes{S::grid_u2_half, S::grid_u4_quarter, S::grid_u4_full};
+  if (row_shapes_apply(p)) {
+    const bool rows_first = sizeof(T) == 4 && p.vocab >= kRowSumsMinVocab;
+    shapes.insert(rows_first ? shapes.begin() : shapes.end(), S::rows_u4_t256);
+    shapes.push_back(S::rows_t256_lean);
+  }
+  return shapes;
+}
+
+template <class Space, class T, class Op>
+bool shape_applies(LaunchShape shape, const Problem<Space, T>& p) {
+  for (const LaunchShape s : shape_candidates<Space, T, Op>(p))
+    if (s == shape) return true;
+  return false;
+}
+
+// Runs the loss kernel in `shape`, which must be one of shape_candidates (else throws).
+template <class Space, class T, class Op>
+void run_shape(LaunchShape shape, const char* label, const Problem<Space, T>& p, const Result<Space>& out,
+               const Op& op) {
+  using S = LaunchShape;
+  if (!shape_applies<Space, T, Op>(shape, p))
+    throw std::logic_error("launch shape '" + std::string(shape_name(shape)) + "' does not apply to this run");
+  switch (shape) {
+    case S::rows: return run_row_segments(label, p, out, op, p.vocab);
+    case S::segments_2048: return run_row_segments(label, p, out, op, 2048);
+    case S::segments: return run_row_segments(label, p, out, op);
+    case S::grid_u2_half: return run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
+    case S::grid_u4_quarter: return run_grid_stride<4>(label, p, out, op, quarter_league<Space>(), kDeviceTeam);
+    case S::grid_u4_full: return run_grid_stride<4>(label, p, out, op, 2 * device_league<Space>(), kDeviceTeam);
+    case S::rows_u4_t256: return run_row_sums<kRowSumsUnroll>(label, p, out, op, kDeviceTeam);
+    case S::rows_t256_lean:
+      return run_row_sums<kLeanRowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kLeanRowsTeamsPerSM>>(label, p, out, op,
+                                                                                                      kDeviceTeam);
+    case S::grid_staged_t1024:
+      if constexpr (StagesTable<Space, Op>::value)
+        return run_grid_stride<8 / Chunk<T>::lanes, Kokkos::LaunchBounds<kStagingTeam, 1>>(
+            label, p, out, op, device_league<Space>(kStagingTeam), kStagingTeam);
+      break;
+    case S::automatic: break;
+  }
+  throw std::logic_error("run_shape: no kernel for launch shape '" + std::string(shape_name(shape)) + "'");
+}
+
+// The rule's shape, where no trial chose one.
 template <class Space, class T, class Op>
 void run_product_shape(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op) {
-  if (!chunks_apply(p))
-    run_row_segments(label, p, out, op);
-  else if constexpr (StagesTable<Space, Op>::value)
-    run_grid_stride<8 / Chunk<T>::lanes, Kokkos::LaunchBounds<kStagingTeam, 1>>(
-        label, p, out, op, device_league<Space>(kStagingTeam), kStagingTeam);
-  else if (row_sums_apply(p))
-    run_row_sums<kRowSumsUnroll>(label, p, out, op, kDeviceTeam);
-  else
-    run_grid_stride<kDeviceUnroll>(label, p, out, op, device_league<Space>(), kDeviceTeam);
+  run_shape(shape_candidates<Space, T, Op>(p).front(), label, p, out, op);
 }
 
 }  // namespace klmini::variants

@@ -28,16 +28,18 @@ struct PlannedKernel {
   std::function<void(const Result<Space>&)> kernel;
 };
 
-// `p` and `out` must outlive the plan: its kernels refer to them.
+// `p` and `out` must outlive the plan: its kernels refer to them. `shape`: fused's.
 template <class Space, class T>
 std::vector<PlannedKernel<Space>> make_plan(const std::vector<Variant>& timed, const Problem<Space, T>& p,
-                                            const Outputs<Space>& out) {
+                                            const Outputs<Space>& out, LaunchShape shape) {
   std::vector<PlannedKernel<Space>> plan;
   for (const Variant v : timed) {
     PlannedKernel<Space> k;
     k.variant = &info(v);
     switch (k.variant->computes) {
-      case Computes::loss: k.kernel = [&p, v](const Result<Space>& r) { variants::run_loss_variant(v, p, r); }; break;
+      case Computes::loss:
+        k.kernel = [&p, v, shape](const Result<Space>& r) { variants::run_loss_variant(v, p, r, shape); };
+        break;
       case Computes::terms_matrix:
         k.kernel = [&p, &out](const Result<Space>& r) { variants::terms(p, out.terms, r); };
         break;

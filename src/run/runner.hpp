@@ -6,6 +6,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "core/validate.hpp"
 #include "host/comm.hpp"
 #include "host/config.hpp"
+#include "host/errors.hpp"
 #include "host/limits.hpp"
 #include "host/npy.hpp"
 #include "host/placement.hpp"
@@ -105,6 +107,40 @@ void time_ceilings(const Config& c, const Problem<Space, T>& p, const Outputs<Sp
   rec.copy_ceiling_GBps = copy_bytes / rec.copy_ceiling.median_s * 1e-9;
 }
 
+// Runs in a shape trial, after one warm-up: enough for a stable median on a GPU, short beside
+// the timed repeats.
+inline constexpr int kShapeTrialRepeats = 5;
+
+// fused's launch shape: the deck's, or the fastest of its candidates by a short trial of fused
+// itself (the read ceiling's winner need not be the fastest once the terms' math is added).
+// Every rank reaches the same choice: a trial's time is the ranks' common one (time_kernel).
+template <class Space, class T>
+void choose_fused_shape(const Config& c, const Problem<Space, T>& p, const Comm& comm, Record& rec) {
+  const std::vector<LaunchShape> candidates = variants::fused_shape_candidates(p);
+  if (c.shape != LaunchShape::automatic) {
+    if (std::find(candidates.begin(), candidates.end(), c.shape) == candidates.end()) {
+      std::string names;
+      for (const LaunchShape s : candidates) names += (names.empty() ? "" : "|") + std::string(shape_name(s));
+      throw DeckError(c.source, "shape",
+                      "'" + std::string(shape_name(c.shape)) + "' does not apply to this run on " + rec.backend +
+                          " (its shapes: auto|" + names + ")");
+    }
+    rec.fused_shape = c.shape;
+    rec.fused_shape_choice = ShapeChoice::deck;
+    return;
+  }
+  rec.fused_shape = candidates.front();
+  rec.fused_shape_choice = ShapeChoice::only;
+  if (candidates.size() < 2) return;
+  std::vector<double> values;
+  for (const LaunchShape shape : candidates) {
+    const auto run = [&p, shape](const Result<Space>& r) { variants::fused(p, r, shape); };
+    rec.fused_shape_trials.push_back({shape, time_kernel<Space>(run, 1, kShapeTrialRepeats, values, comm).median_s});
+  }
+  rec.fused_shape = fastest_shape(rec.fused_shape_trials);
+  rec.fused_shape_choice = ShapeChoice::trial;
+}
+
 // Times one planned kernel and checks what it computed.
 template <class Space, class T>
 VariantResult time_and_check(const PlannedKernel<Space>& k, const Config& c, const Outputs<Space>& out,
@@ -189,7 +225,11 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
 
   phase.emplace("klmini::ceilings");
   time_ceilings(c, p, out, comm, rec);
-  const std::vector<PlannedKernel<Space>> plan = make_plan(timed, p, out);
+  if (std::find(timed.begin(), timed.end(), Variant::fused) != timed.end()) {
+    phase.emplace("klmini::shape_trial");
+    choose_fused_shape(c, p, comm, rec);
+  }
+  const std::vector<PlannedKernel<Space>> plan = make_plan(timed, p, out, rec.fused_shape);
   phase.emplace("klmini::reference");
   const Checker<Space, T> checker(c, p, mine, comm);
   rec.reference_s = checker.reference_seconds();

@@ -170,7 +170,7 @@ TEST_CASE("describe() lists the resolved deck") {
   bool has_sample_rows = false;
   for (const auto& [k, v] : d) has_sample_rows |= k == "sample_rows";
   CHECK(has_sample_rows);
-  CHECK(klmini::deck_keys().size() == 22);
+  CHECK(klmini::deck_keys().size() == 23);
 }
 
 TEST_CASE("dtype and precision: parsed, described, and the backend default left to the run") {

@@ -187,6 +187,40 @@ TEST_CASE("JSON holds parameters, loss (null when not finite), results, verifica
   CHECK(n["loss_reproducibility"]["text"] == klmini::loss_reproducibility(sample_record(0.125)).text);
 }
 
+TEST_CASE("fused's launch shape: the table's line and the JSON say which and how it was chosen") {
+  using S = klmini::LaunchShape;
+  klmini::Record r = sample_record(0.125);
+  const TempDir dir("report");
+  const std::string path = dir.file("shape.json");
+  klmini::write_json(r, path);
+  CHECK(nlohmann::json::parse(std::ifstream(path))["fused_shape"].is_null());  // fused did not run
+  std::ostringstream none;
+  klmini::print_results(r, none);
+  CHECK_THAT(none.str(), !ContainsSubstring("fused shape"));
+
+  r.fused_shape = S::rows_u4_t256;
+  r.fused_shape_choice = klmini::ShapeChoice::trial;
+  r.fused_shape_trials = {{S::grid_u2_half, 180e-6}, {S::rows_u4_t256, 172.5e-6}};
+  std::ostringstream os;
+  klmini::print_results(r, os);
+  CHECK_THAT(os.str(), ContainsSubstring("  fused shape: rows_u4_t256 (fastest by trial of grid_u2_half 180.00 us, "
+                                         "rows_u4_t256 172.50 us)\n"));
+  klmini::write_json(r, path);
+  const auto j = nlohmann::json::parse(std::ifstream(path))["fused_shape"];
+  CHECK(j["shape"] == "rows_u4_t256");
+  CHECK(j["chosen_by"] == "fastest by trial");
+  REQUIRE(j["trials"].size() == 2);
+  CHECK(j["trials"][1]["shape"] == "rows_u4_t256");
+  CHECK(j["trials"][1]["median_s"] == 172.5e-6);
+
+  r.fused_shape = S::grid_u4_quarter;
+  r.fused_shape_choice = klmini::ShapeChoice::deck;
+  r.fused_shape_trials.clear();
+  std::ostringstream forced;
+  klmini::print_results(r, forced);
+  CHECK_THAT(forced.str(), ContainsSubstring("  fused shape: grid_u4_quarter (the deck's)\n"));
+}
+
 TEST_CASE("the loss's reproducibility class: its backend's decompositions, and which backends agree") {
   auto r = sample_record(0.125);
   r.kokkos_backends = "cuda, openmp, serial";

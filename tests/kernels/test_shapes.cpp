@@ -1,5 +1,6 @@
 // The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp:
-// every shape against the fp64 reference in every dtype and precision (outputs poisoned first);
+// every shape, fused's candidates included, against the fp64 reference in every dtype and
+// precision (outputs poisoned first);
 // where the space's sum is a FixedSum, every chunked shape bitwise the same as every other (the
 // unit is the chunk, whatever the shape) and every row-wise one as every other (whole rows and
 // segments of any multiple of kUnitColumns); and the exact terms' choice between their regular
@@ -55,20 +56,35 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
         {"rowsums_u2_t1", [&] { run_row_sums<2>("t", p, r, op, 1); }},
         {"product", [&] { run_product_shape("t", p, r, op); }},
     };
+    // fused's candidates (the shapes a run may choose), each by its name.
+    std::vector<std::pair<std::string, std::function<void()>>> all = shapes;
+    for (const klmini::LaunchShape s : shape_candidates<Space, T, Op>(p))
+      all.push_back({std::string(klmini::shape_name(s)), [&, s] { run_shape(s, "t", p, r, op); }});
+    // The unit of the segment shapes (whole rows and the product where it takes segments:
+    // hosts) is a row's kUnitColumns, whatever the segments' width; every other shape's is the
+    // chunk.
+    auto row_wise_shape = [&](const std::string& name) {
+      return name.rfind("segments", 0) == 0 || name == "rows" || (name == "product" && !chunks_apply(p));
+    };
+    std::size_t row_wise_count = 0;
+    for (const auto& shape : all) row_wise_count += row_wise_shape(shape.first) ? 1 : 0;
     std::vector<klmini::KernelSum<Space>> chunked, row_wise;
-    for (const auto& [name, launch] : shapes) {
+    for (const auto& [name, launch] : all) {
       INFO(c.tokens << " x " << c.vocab << " " << name << " dtype " << klmini::to_string(dtype));
       klmini::poison<Space>(r);
       launch();
       CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0, tolerance).passed);
-      // The unit of the segment shapes (and of the product where it takes segments: hosts) is
-      // a row's kUnitColumns, whatever the segments' width; every other shape's is the chunk.
-      auto& same_unit = name.rfind("segments", 0) == 0 || (name == "product" && !chunks_apply(p)) ? row_wise : chunked;
+      auto& same_unit = row_wise_shape(name) ? row_wise : chunked;
       same_unit.push_back(klmini::read_sum<Space>(r));
       if constexpr (klmini::kFixedPointSum<Space>) CHECK(same_unit.back() == same_unit.front());
     }
-    CHECK(row_wise.size() == (chunks_apply(p) ? 3u : 4u));
-    CHECK(chunked.size() == shapes.size() - row_wise.size());
+    // Hosts: 3 segment shapes, the product and its candidates (rows, and segments_2048 for
+    // long rows); devices: the 3 segment shapes, and with unaligned rows the product and its
+    // one candidate.
+    const std::size_t host_row_wise = 3 + 2 + (c.vocab > 2048 ? 1 : 0);
+    CHECK(row_wise_count == (klmini::is_host_space<Space>() ? host_row_wise : chunks_apply(p) ? 3u : 5u));
+    CHECK(row_wise.size() == row_wise_count);
+    CHECK(chunked.size() == all.size() - row_wise.size());
   }
 }
 
@@ -161,9 +177,10 @@ TEST_CASE("every read-ceiling candidate reads every element of both arrays once"
     double want = 0.0;
     for (std::size_t i = 0; i < lp.size(); ++i) want += double(lp[i]) + double(t[i]);
     const auto shapes = read_ceiling_shapes(p);
-    // The product's shape, plus others wherever there is a choice (devices; host rows > 2048).
-    CHECK(shapes.front().name == "product");
-    CHECK(shapes.size() == (klmini::is_host_space<Space>() ? (c.vocab > 2048 ? 2u : 1u) : (c.vocab % 4 ? 1u : 4u)));
+    // fused's candidate shapes, the rule's first: on hosts whole rows (and segments of long
+    // rows); on devices the half-occupancy grid, two more grids and two row shapes.
+    CHECK(shapes.front().name == (klmini::is_host_space<Space>() ? "rows" : "grid_u2_half"));
+    CHECK(shapes.size() == (klmini::is_host_space<Space>() ? (c.vocab > 2048 ? 2u : 1u) : 5u));
     const klmini::Result<Space> r("r");
     for (const auto& s : shapes) {
       INFO(c.tokens << " x " << c.vocab << " " << s.name);

@@ -60,6 +60,46 @@ TEST_CASE("the loss is bitwise identical from run to run") {
   }
 }
 
+TEST_CASE("fused runs in the shape its trial chose, or the deck's; every candidate gives the same loss") {
+  // vocab 4104: rows of whole 16-byte chunks, longer than 2048 (two host candidates).
+  klmini::Config c = small_config(9, 4104);
+  c.variant = "fused";
+  c.repeats = 3;
+  const klmini::Record chosen = klmini::run(c);
+  REQUIRE(chosen.fused_shape_choice == klmini::ShapeChoice::trial);
+  REQUIRE(chosen.fused_shape_trials.size() >= 2);
+  bool among = false;
+  for (const klmini::ShapeTrial& t : chosen.fused_shape_trials) {
+    CHECK(t.median_s > 0.0);
+    among |= t.shape == chosen.fused_shape;
+  }
+  CHECK(among);
+  CHECK(chosen.results.front().verification.passed);
+  // Each candidate forced by the deck: the same loss, bitwise where the sum is a FixedSum.
+  for (const klmini::ShapeTrial& t : chosen.fused_shape_trials) {
+    INFO(klmini::shape_name(t.shape));
+    c.shape = t.shape;
+    const klmini::Record forced = klmini::run(c);
+    CHECK(forced.fused_shape == t.shape);
+    CHECK(forced.fused_shape_choice == klmini::ShapeChoice::deck);
+    CHECK(forced.fused_shape_trials.empty());
+    CHECK(forced.results.front().verification.passed);
+    if constexpr (klmini::kFixedPointSum<Space>)
+      CHECK(std::memcmp(&forced.loss, &chosen.loss, sizeof(double)) == 0);
+    else
+      CHECK(forced.loss == Catch::Approx(chosen.loss).epsilon(1e-12));
+  }
+  // A shape of the other kind of space, or a device shape where rows are not whole chunks.
+  c.shape = klmini::is_host_space<Space>() ? klmini::LaunchShape::grid_u2_half : klmini::LaunchShape::rows;
+  REQUIRE_THROWS_WITH(klmini::run(c), Catch::Matchers::ContainsSubstring("key 'shape': '") &&
+                                          Catch::Matchers::ContainsSubstring("does not apply to this run on"));
+  c.vocab = 4103;
+  c.shape = klmini::LaunchShape::automatic;
+  const klmini::Record one = klmini::run(c);
+  CHECK(one.fused_shape_choice ==
+        (klmini::is_host_space<Space>() ? klmini::ShapeChoice::trial : klmini::ShapeChoice::only));
+}
+
 TEST_CASE("backends and variants not compiled in are clear errors") {
   CHECK(klmini::resolve_backend(KLMINI_TEST_BACKEND) == KLMINI_TEST_BACKEND);
   CHECK(klmini::resolve_backend("default") == klmini::compiled_backends().front());

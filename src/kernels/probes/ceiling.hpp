@@ -14,17 +14,14 @@
 
 namespace klmini::variants {
 
+// The rule's shape with a plain read (the benchmark's reference read).
 template <class Space, class T>
 void read_ceiling(const Problem<Space, T>& p, const Result<Space>& out) {
   run_product_shape("klmini::ceiling_read", p, out, ReadOp{});
 }
 
-// The read ceiling is the fastest of a few read shapes over the same bytes, all timed in the
-// run: the product's own shape, persistent grids with 4 chunks of each array per step at a
-// quarter and at full occupancy, and one team per row (RowSums, where the product's shape is
-// not already that), so that it measures the device and not one launch shape
-// (docs/PERFORMANCE.md: which wins where on the H200). On hosts: whole rows (the product's)
-// and rows cut into segments of 2048.
+// The read ceiling is the fastest of the loss kernels' launch shapes (shape_candidates) with a
+// plain read, all timed in the run, so that it measures the device and not one launch shape.
 template <class Space>
 struct CeilingShape {
   std::string name;
@@ -33,25 +30,11 @@ struct CeilingShape {
 
 template <class Space, class T>
 std::vector<CeilingShape<Space>> read_ceiling_shapes(const Problem<Space, T>& p) {
-  std::vector<CeilingShape<Space>> shapes{{"product", [&p](const Result<Space>& r) { read_ceiling(p, r); }}};
-  if (chunks_apply(p)) {
-    shapes.push_back({"grid_u4_full", [&p](const Result<Space>& r) {
-                        run_grid_stride<4>("klmini::ceiling_read_grid_u4_full", p, r, ReadOp{},
-                                           2 * device_league<Space>(), kDeviceTeam);
+  std::vector<CeilingShape<Space>> shapes;
+  for (const LaunchShape shape : shape_candidates<Space, T, ReadOp>(p))
+    shapes.push_back({std::string(shape_name(shape)), [&p, shape](const Result<Space>& r) {
+                        run_shape(shape, "klmini::ceiling_read", p, r, ReadOp{});
                       }});
-    shapes.push_back({"grid_u4_quarter", [&p](const Result<Space>& r) {
-                        run_grid_stride<4>("klmini::ceiling_read_grid_u4_quarter", p, r, ReadOp{},
-                                           quarter_league<Space>(), kDeviceTeam);
-                      }});
-    if (!row_sums_apply(p) && p.row_sums.extent(0) == std::size_t(p.tokens))
-      shapes.push_back({"rows_u4_t256", [&p](const Result<Space>& r) {
-                          run_row_sums<kRowSumsUnroll>("klmini::ceiling_read_rows", p, r, ReadOp{}, kDeviceTeam);
-                        }});
-  } else if (is_host_space<Space>() && p.vocab > 2048) {
-    shapes.push_back({"segments_2048", [&p](const Result<Space>& r) {
-                        run_row_segments("klmini::ceiling_read_segments", p, r, ReadOp{}, 2048);
-                      }});
-  }
   return shapes;
 }
 
