@@ -121,3 +121,20 @@ endif()
 add_test(NAME cli/memory_limit COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/memory_limit.sh $<TARGET_FILE:klmini>
                                        ${_in}/ci.toml ${_address_limit})
 set_tests_properties(cli/memory_limit PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "OMP_NUM_THREADS=2;OMP_PROC_BIND=false")
+# fused's launch shape: chosen by trial by default, forced by the deck, refused where it does
+# not apply (a device shape on a host backend).
+klmini_cli_test(shape_trial 0 "fused shape: (rows|segments_2048) \\(fastest by trial of rows [0-9.]+ [mu]s, segments_2048 [0-9.]+ [mu]s\\).*Verification: PASSED"
+                ${_in}/seed-v4096.toml --set tokens=64)
+klmini_cli_test(shape_forced 0 "fused shape: segments_2048 \\(the deck's\\).*Verification: PASSED"
+                ${_in}/seed-v4096.toml --set tokens=64 --set shape=segments_2048)
+klmini_cli_test(shape_not_here 2 "key 'shape': 'rows_u4_t256' does not apply to this run on [a-z]+ \\(its shapes: auto\\|rows\\|segments_2048\\)"
+                ${_in}/seed-v4096.toml --set tokens=64 --set shape=rows_u4_t256)
+klmini_cli_test(shape_unknown 2 "key 'shape': 'grid' is not one of auto\\|rows\\|" --set shape=grid)
+# scripts/setup.sh as a cluster user has it: no root, packages present or not, Kokkos_ROOT wrong
+# or a multiarch prefix (needs root to make the user; skipped otherwise).
+# One build runs it (the host build against the Kokkos setup built: it builds klmini once more).
+if(Kokkos_DIR MATCHES "/\\.deps/kokkos/lib/cmake/Kokkos$")
+  add_test(NAME cli/setup_unprivileged
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/setup_unprivileged.sh ${PROJECT_SOURCE_DIR} ${Kokkos_DIR})
+  set_tests_properties(cli/setup_unprivileged PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 RUN_SERIAL ON)
+endif()
