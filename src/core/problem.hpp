@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "numerics/binned_sum.hpp"
+#include "numerics/digit_sum.hpp"
 #include "numerics/dtype.hpp"
 #include "numerics/fixed_sum.hpp"
 
@@ -21,36 +22,41 @@
 
 namespace klmini {
 
-// What the kernels of an execution space add their units into (kernels/shapes.hpp): an
-// order-independent FixedSum, so that the loss is bitwise the same for any ranks, threads and
-// shapes; on Cuda a plain fp64 sum unless the build asks for FixedSum (KLMINI_CUDA_FIXED_SUM):
-// there its cost against the memory bandwidth is not yet measured on every card.
-template <class Space>
-struct KernelSumOf {
-  using type = FixedSum;
-};
-#if defined(KOKKOS_ENABLE_CUDA) && !defined(KLMINI_CUDA_FIXED_SUM)
-template <>
-struct KernelSumOf<Kokkos::Cuda> {
-  using type = double;
-};
-#endif
-template <class Space>
-using KernelSum = typename KernelSumOf<Space>::type;
-template <class Space>
-inline constexpr bool kFixedPointSum = std::is_same_v<KernelSum<Space>, FixedSum>;
-
 template <class Space>
 constexpr bool is_host_space() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 }
 
-// What one thread of a kernel adds its units into before its total joins the kernel's sum: the
-// KernelSum itself, except on devices whose KernelSum is a FixedSum, where a thread keeps a
-// BinnedSum (the same total, in fp64 additions: numerics/binned_sum.hpp).
+// What the kernels of every execution space add their units into (kernels/shapes.hpp): an
+// order-independent fixed-point sum, exact whatever the order of the additions, so that the
+// loss does not depend on how a launch schedules threads and teams, and ranks add exactly
+// (Comm::sum). A DigitSum: FixedSum's integer in words that threads can also add into
+// atomically (numerics/digit_sum.hpp), so that a kernel of one team per row needs no second
+// pass over the rows' sums.
 template <class Space>
-using ThreadAccumulator =
-    std::conditional_t<kFixedPointSum<Space> && !is_host_space<Space>(), BinnedSum, KernelSum<Space>>;
+using KernelSum = DigitSum;
+
+// Whether each unit of the kernels is a fixed piece of the data, rounded onto the sum's grid on
+// its own (a row's kHostUnitColumns on hosts; on devices a 16-byte chunk, or a row segment's
+// columns): then every launch shape, thread count and rank count gives the bitwise same loss.
+// Otherwise (Cuda, unless the build asks for KLMINI_CUDA_FIXED_SUM) a unit is what one thread
+// or one row's team adds up in fp64, which depends on the launch shape and, for the persistent
+// grids, on the rows a rank holds: there its cost against the memory bandwidth is not yet
+// within 1% on every card.
+template <class Space>
+inline constexpr bool kFixedUnits = is_host_space<Space>()
+#if defined(KLMINI_CUDA_FIXED_SUM)
+                                    || true
+#endif
+    ;
+
+// What one thread of a kernel adds its units into before its total joins the kernel's sum: the
+// KernelSum itself on hosts (a unit is a long row piece); on devices with fixed units a
+// BinnedSum (the same total in fp64 additions, cheaper per 16-byte chunk:
+// numerics/binned_sum.hpp); else a plain fp64 sum.
+template <class Space>
+using ThreadAccumulator = std::conditional_t<is_host_space<Space>(), KernelSum<Space>,
+                                             std::conditional_t<kFixedUnits<Space>, BinnedSum, double>>;
 
 // T is the input element type (float, bf16 or fp16: dtype.hpp).
 template <class Space, class T = float>
@@ -70,8 +76,6 @@ struct Problem {
   // precision = "exact": terms in fp64 with math::exact_log, whose table lives here.
   bool exact = false;
   Kokkos::View<double*, memory_space> log_table;
-  // Devices: one sum per row, for the shape that reduces long rows in two kernels.
-  Kokkos::View<KernelSum<Space>*, memory_space> row_sums;
 
   std::int64_t elements() const { return tokens * vocab; }
   // Both matrices as flat arrays (for the element-wise and library variants).
@@ -84,17 +88,33 @@ struct Problem {
 template <class Space>
 using Result = Kokkos::View<KernelSum<Space>, typename Space::memory_space>;
 
-// Poison: a sum that no kernel leaves (a flag of its own for a FixedSum).
-inline constexpr double kPoisonSum = -1.2345678901234567e300;
-KOKKOS_INLINE_FUNCTION void make_poison(FixedSum& s) {
-  s = FixedSum();
+// Poison: a sum that no kernel leaves (a flag of its own).
+template <class Sum>
+KOKKOS_INLINE_FUNCTION void make_poison(Sum& s) {
+  s = Sum();
   s.flags = FixedSum::kPoison;
 }
-KOKKOS_INLINE_FUNCTION void make_poison(double& s) { s = kPoisonSum; }
 inline bool is_poison(const FixedSum& s) { return (s.flags & FixedSum::kPoison) != 0; }
-inline bool is_poison(double s) { return s == kPoisonSum; }
-inline double to_double(const FixedSum& s) { return s.to_double(); }
-inline double to_double(double s) { return s; }
+
+// Adds a team's or thread's part x to the kernel's sum in memory, from any number of threads at
+// once: each non-zero word atomically (integer additions: the total is the same in any order).
+template <class Space>
+KOKKOS_INLINE_FUNCTION void atomic_add_to(const Result<Space>& out, const DigitSum& x) {
+  DigitSum& to = out();
+  for (int i = 0; i < DigitSum::kWords; ++i)
+    if (x.w[i] != 0) Kokkos::atomic_add(&to.w[i], x.w[i]);
+  if (x.flags != 0) Kokkos::atomic_fetch_or(&to.flags, x.flags);
+}
+
+// Zeroes a kernel's sum before its threads add into it atomically: a memset of the words on the
+// launch's stream (no kernel of its own).
+template <class Space>
+void zero_sum(const Result<Space>& out) {
+  static_assert(sizeof(KernelSum<Space>) % sizeof(std::uint64_t) == 0, "a sum is whole words");
+  const Kokkos::View<std::uint64_t*, typename Space::memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> words(
+      reinterpret_cast<std::uint64_t*>(out.data()), sizeof(KernelSum<Space>) / sizeof(std::uint64_t));
+  Kokkos::deep_copy(Space(), words, std::uint64_t(0));
+}
 
 // Written by a labelled kernel (Kokkos' deep_copy of a scalar would show in Kokkos Tools as an
 // anonymous Kokkos::ViewFill).
@@ -111,23 +131,25 @@ void poison(const Matrix& m, typename Matrix::non_const_value_type value, const 
       KOKKOS_LAMBDA(const std::int64_t i) { m(i / columns, i % columns) = value; });
 }
 
+// A kernel's sum, on the host, as one FixedSum.
 template <class Space>
-KernelSum<Space> read_sum(const Result<Space>& r) {
+FixedSum read_sum(const Result<Space>& r) {
   auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r);
-  return host();
+  return host().to_fixed();
 }
 
 template <class Space>
 double read_result(const Result<Space>& r) {
-  return to_double(read_sum<Space>(r));
+  return read_sum<Space>(r).to_double();
 }
 
 // Host spaces give each work item a whole row: one long loop with a private accumulator,
 // which the compiler can vectorize. Device spaces give each thread a short segment of a row,
 // so that neighbouring threads read neighbouring addresses (coalesced loads).
+inline constexpr std::int64_t kDeviceSegmentColumns = 4;
 template <class Space>
 std::int64_t segment_width(std::int64_t vocab) {
-  return is_host_space<Space>() ? vocab : (vocab < 4 ? vocab : 4);
+  return is_host_space<Space>() ? vocab : (vocab < kDeviceSegmentColumns ? vocab : kDeviceSegmentColumns);
 }
 
 // The work items of the row-wise kernels (fused on hosts and for unaligned data, terms,
@@ -141,20 +163,27 @@ struct RowSegments {
   }
 };
 
-// Where a space's sum is a FixedSum, the units of the row-wise kernels are a row's columns cut
-// at every multiple of kUnitColumns (the last unit of a row may be shorter): an item of whole rows
+// Where a space has fixed units, the units of the row-wise kernels are a row's columns cut at
+// every multiple of unit_columns (the last unit of a row may be shorter): an item of whole rows
 // or of segments whose width is a multiple of it (those the benchmark sweeps) adds the same
-// units, so every such shape gives the bitwise same sum. Elsewhere an item is one unit.
-inline constexpr std::int64_t kUnitColumns = 512;
+// units, so every such shape gives the bitwise same sum. On hosts a unit is 512 columns (a long
+// vectorized loop); on devices it is the devices' own segment, so that their segment shapes of
+// any multiple of its width agree. Elsewhere an item is one unit.
+inline constexpr std::int64_t kHostUnitColumns = 512;
+template <class Space>
+KOKKOS_INLINE_FUNCTION constexpr std::int64_t unit_columns() {
+  return is_host_space<Space>() ? kHostUnitColumns : kDeviceSegmentColumns;
+}
 
 // Calls f(row, begin, end) for each unit of `item`.
 template <class Space, class F>
 KOKKOS_INLINE_FUNCTION void for_each_unit(const RowSegments& seg, const std::int64_t item, const F& f) {
   const std::int64_t row = seg.row(item), end = seg.end(item);
   std::int64_t begin = seg.begin(item);
-  if constexpr (kFixedPointSum<Space>) {
+  if constexpr (kFixedUnits<Space>) {
+    constexpr std::int64_t columns = unit_columns<Space>();
     while (begin < end) {
-      const std::int64_t next = (begin / kUnitColumns + 1) * kUnitColumns;
+      const std::int64_t next = (begin / columns + 1) * columns;
       f(row, begin, next < end ? next : end);
       begin = next;
     }
@@ -177,10 +206,10 @@ Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(c
 
 }  // namespace klmini
 
-// FixedSum as a Kokkos sum type (nested reductions start from the identity).
+// DigitSum as a Kokkos sum type (nested reductions start from the identity).
 namespace Kokkos {
 template <>
-struct reduction_identity<klmini::FixedSum> {
-  KOKKOS_FORCEINLINE_FUNCTION static klmini::FixedSum sum() { return klmini::FixedSum(); }
+struct reduction_identity<klmini::DigitSum> {
+  KOKKOS_FORCEINLINE_FUNCTION static klmini::DigitSum sum() { return klmini::DigitSum(); }
 };
 }  // namespace Kokkos

@@ -21,6 +21,7 @@ enum class LaunchShape {
   grid_u4_quarter,    // persistent grid at a quarter of the occupancy, 4 chunks a step
   rows_u4_t256,       // one team of 256 per row (RowSums), 4 chunks a step
   rows_t256_lean,     // the same, 2 chunks a step (16-bit: 1), held to 32 registers: full occupancy
+  rows_t256_b5,       // the same, 4 chunks a step (16-bit: 2), held to 48 registers: 5 teams an SM
   grid_staged_t1024,  // exact terms on Cuda: the grid whose teams stage the log table in scratch
 };
 
@@ -31,7 +32,7 @@ struct LaunchShapeInfo {
   std::string_view summary;
 };
 
-inline constexpr std::array<LaunchShapeInfo, 10> kLaunchShapes = {{
+inline constexpr std::array<LaunchShapeInfo, 11> kLaunchShapes = {{
     {LaunchShape::automatic, "auto", false, "time every candidate shape, run the fastest"},
     {LaunchShape::rows, "rows", false, "one work item per row"},
     {LaunchShape::segments_2048, "segments_2048", false, "rows cut into 2048-column segments"},
@@ -42,6 +43,8 @@ inline constexpr std::array<LaunchShapeInfo, 10> kLaunchShapes = {{
     {LaunchShape::rows_u4_t256, "rows_u4_t256", true, "a team of 256 per row, 4 chunks a step"},
     {LaunchShape::rows_t256_lean, "rows_t256_lean", true,
      "a team of 256 per row, 2 chunks a step (16-bit: 1), at most 32 registers (full occupancy)"},
+    {LaunchShape::rows_t256_b5, "rows_t256_b5", true,
+     "a team of 256 per row, 4 chunks a step (16-bit: 2), at most 48 registers (5 teams an SM)"},
     {LaunchShape::grid_staged_t1024, "grid_staged_t1024", true,
      "exact terms: persistent grid of 1024-thread teams that stage the log table"},
 }};

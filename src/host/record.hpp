@@ -38,8 +38,9 @@ struct Record {
   Config config;
   std::string backend;          // resolved ("openmp", ...)
   std::string execution_space;  // Kokkos's name for it
-  // Whether its kernels add into an order-independent FixedSum (KernelSum, core/problem.hpp).
-  bool fixed_point_sum = true;
+  // Whether each unit its kernels add into their order-independent sum is a fixed piece of the
+  // data, whatever the launch shape (kFixedUnits, core/problem.hpp).
+  bool fixed_units = true;
   int concurrency = 0;  // threads (host) or concurrent threads (device), per rank
   int ranks = 1;        // MPI ranks, each with its share of the tokens
   // How several ranks' timed runs are put on one time line (src/run/time_kernel.hpp).

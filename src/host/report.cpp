@@ -76,9 +76,11 @@ LossReproducibility loss_reproducibility(const Record& r) {
                (p->variant == "flat" ? "Kokkos'" : "the library's") + " fp64 sums, in their order)";
     return out;
   }
-  if (!r.fixed_point_sum) {  // the launch's order (KernelSum, core/problem.hpp)
-    out.text = "bitwise from run to run of one deck and rank count; not across rank counts or launch shapes (" +
-               r.backend + ": fp64 sums in the launch's order)";
+  if (!r.fixed_units) {  // kFixedUnits, core/problem.hpp
+    out.text =
+        "bitwise from run to run of one deck, rank count and launch shape; not across rank counts or launch "
+        "shapes (" +
+        r.backend + ": fp64 partials of a thread or a row, added exactly)";
     return out;
   }
   out.across_decompositions = true;
@@ -176,11 +178,7 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
      << ")\n"
      << "  ranks           " << r.ranks
-     << (r.ranks > 1 ? std::string(" (MPI; tokens split across ranks, ") +
-                           (!r.fixed_point_sum ? "fp64 partial sums combined by MPI_Allreduce)"
-                                               : "their fixed-point sums added exactly)")
-                     : std::string())
-     << "\n";
+     << (r.ranks > 1 ? " (MPI; tokens split across ranks, their fixed-point sums added exactly)" : "") << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";
   os << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"

@@ -22,21 +22,15 @@ template <class Space, class T>
 void flat(const Problem<Space, T>& p, const Result<Space>& out) {
   using Flat = typename Problem<Space, T>::ConstFlat;
   const Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> policy(0, p.elements());
-  auto reduce_into = [&](const auto& sum) {
-    with_term_op(p, [&](const auto& op) {
-      Kokkos::parallel_reduce("klmini::flat", policy,
-                              FlatElements<Flat, std::decay_t<decltype(op)>>{p.lp_flat(), p.t_flat(), op}, sum);
-    });
-  };
-  if constexpr (kFixedPointSum<Space>) {
-    const Kokkos::View<double, typename Space::memory_space> sum("klmini::flat::sum");
-    reduce_into(sum);
-    Kokkos::parallel_for(
-        "klmini::flat::result", Kokkos::RangePolicy<Space>(0, 1),
-        KOKKOS_LAMBDA(const int) { out() = KernelSum<Space>(sum()); });
-  } else {
-    reduce_into(out);
-  }
+  // Kokkos' own fp64 sum, in its order, then onto the kernel's sum.
+  const Kokkos::View<double, typename Space::memory_space> sum("klmini::flat::sum");
+  with_term_op(p, [&](const auto& op) {
+    Kokkos::parallel_reduce("klmini::flat", policy,
+                            FlatElements<Flat, std::decay_t<decltype(op)>>{p.lp_flat(), p.t_flat(), op}, sum);
+  });
+  Kokkos::parallel_for(
+      "klmini::flat::result", Kokkos::RangePolicy<Space>(0, 1),
+      KOKKOS_LAMBDA(const int) { out() = KernelSum<Space>(sum()); });
 }
 
 }  // namespace klmini::variants

@@ -208,11 +208,12 @@ struct RowTeams {
   }
 };
 
-// One team per row in a parallel_for: the team reduces its row and stores the row's sum, and
-// a parallel_reduce over the row sums follows (run_row_sums). Its teams end without the step
-// with which every team of a parallel_reduce ends (the team's partial stored, a fence, an
-// atomic count): with that step, one team per row costs a few us per team at vocab 4096 and
-// about 4% at 131072 on the H200; without it, long rows read faster than the persistent grid.
+// One team per row in a parallel_for: the team reduces its row and adds the row's sum to the
+// kernel's DigitSum atomically (core/problem.hpp: atomic_add_to), so that the kernel is the
+// whole sum. Its teams end without the step with which every team of a parallel_reduce ends
+// (the team's partial stored, a fence, an atomic count): with that step, one team per row costs
+// a few us per team at vocab 4096 and about 4% at 131072 on the H200; without it, long rows read
+// faster than the persistent grid.
 template <class Space, int Unroll, class T, class Op>
 struct RowSums {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -220,9 +221,9 @@ struct RowSums {
   const Chunk<T>* t;
   std::int64_t chunks_per_row;
   Op op;
-  Kokkos::View<KernelSum<Space>*, typename Space::memory_space> sums;
+  Result<Space> out;
 
-  // Chunk indices within the row are 32-bit (run_row_sums checks that they fit): the row's
+  // Chunk indices within the row are 32-bit (row_shapes_apply checks that they fit): the row's
   // base pointers are formed once, in 64 bits.
   KOKKOS_INLINE_FUNCTION void operator()(const member& team) const {
     const std::int64_t base = std::int64_t(team.league_rank()) * chunks_per_row;
@@ -240,17 +241,11 @@ struct RowSums {
         },
         row);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      KernelSum<Space> total{};  // a FixedSum row is exact already; a read's fp64 sum rounds once
+      KernelSum<Space> total{};  // a fixed-unit row is exact already; an fp64 row rounds once
       total += row;
-      sums(team.league_rank()) = total;
+      atomic_add_to<Space>(out, total);
     });
   }
-};
-
-template <class Space, class View>
-struct SumOfElements {
-  View v;
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t i, KernelSum<Space>& acc) const { acc += v(i); }
 };
 
 // Whether Cuda kernels stage Op's table in team scratch first (Op::scratch_bytes > 0: the exact
@@ -347,12 +342,10 @@ void run_row_teams(const char* label, const Problem<Space, T>& p, const Result<S
 template <int Unroll, class... PolicyTraits, class Space, class T, class Op>
 void run_row_sums(const char* label, const Problem<Space, T>& p, const Result<Space>& out, const Op& op,
                   int team_size) {
+  zero_sum<Space>(out);
   Kokkos::parallel_for(
-      (std::string(label) + "_rows").c_str(),
-      Kokkos::TeamPolicy<Space, PolicyTraits...>(static_cast<int>(p.tokens), team_size),
-      RowSums<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op, p.row_sums});
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>>(0, p.tokens),
-                          SumOfElements<Space, decltype(p.row_sums)>{p.row_sums}, out);
+      label, Kokkos::TeamPolicy<Space, PolicyTraits...>(static_cast<int>(p.tokens), team_size),
+      RowSums<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.vocab / Chunk<T>::lanes, op, out});
 }
 
 template <int Unroll, class Space, class T, class Op>
@@ -398,8 +391,10 @@ bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
 // threads (528 teams on an H100 or H200), a quarter, or all of them. A kernel that stages a
 // table takes teams of 1024 threads (one scratch copy per SM) at half occupancy, held to 64
 // registers by its launch bounds, and 8 elements per step (for 16-bit types one chunk: two
-// would spill). The row shapes give each row one team (RowSums); the lean one caps its
-// registers at 32 (launch bounds of 8 teams an SM), for full occupancy.
+// would spill). The row shapes give each row one team (RowSums); left alone the compiler gives
+// its fp32 loop 56 registers (4 teams an SM: half occupancy), its 16-bit one 80; the lean one
+// caps them at 32 (launch bounds of 8 teams an SM: full occupancy), the b5 one at 48 (5 teams),
+// each with the most chunks a step that fit without spilling.
 inline constexpr int kDeviceUnroll = 2;
 inline constexpr int kDeviceTeam = 256;
 inline constexpr int kStagingTeam = 1024;
@@ -409,16 +404,20 @@ inline constexpr int kRowSumsUnroll = 4;
 template <class T>
 inline constexpr int kLeanRowsUnroll = sizeof(T) == 4 ? 2 : 1;
 inline constexpr int kLeanRowsTeamsPerSM = 8;
+// The b5 row shape: 4 chunks a step of fp32, 2 of 16-bit types (4 spill under 48 registers).
+template <class T>
+inline constexpr int kB5RowsUnroll = sizeof(T) == 4 ? 4 : 2;
+inline constexpr int kB5RowsTeamsPerSM = 5;
 // The rule where no trial chooses (the benchmark's and tests' run_product_shape): fp32 rows
 // of at least this many columns read fastest one team per row on the H100 and the H200.
 inline constexpr std::int64_t kRowSumsMinVocab = 65536;
 
-// Whether the one-team-per-row shapes apply: the row sums' buffer exists, the rows fit a
-// league, and a row's chunk indices fit 32 bits with a step's reach beyond them.
+// Whether the one-team-per-row shapes apply: chunked rows on a device, the rows fit a league,
+// and a row's chunk indices fit 32 bits with a step's reach beyond them.
 template <class Space, class T>
 bool row_shapes_apply(const Problem<Space, T>& p) {
   const std::int64_t chunks_per_row = p.vocab / Chunk<T>::lanes;
-  return chunks_apply(p) && p.row_sums.extent(0) == std::size_t(p.tokens) && p.tokens <= 2147483647 &&
+  return chunks_apply(p) && p.tokens <= 2147483647 &&
          chunks_per_row + std::int64_t(kRowSumsUnroll) * kStagingTeam < 2147483647;
 }
 
@@ -449,6 +448,7 @@ std::vector<LaunchShape> shape_candidates(const Problem<Space, T>& p) {
     const bool rows_first = sizeof(T) == 4 && p.vocab >= kRowSumsMinVocab;
     shapes.insert(rows_first ? shapes.begin() : shapes.end(), S::rows_u4_t256);
     shapes.push_back(S::rows_t256_lean);
+    shapes.push_back(S::rows_t256_b5);
   }
   return shapes;
 }
@@ -478,6 +478,9 @@ void run_shape(LaunchShape shape, const char* label, const Problem<Space, T>& p,
     case S::rows_t256_lean:
       return run_row_sums<kLeanRowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kLeanRowsTeamsPerSM>>(label, p, out, op,
                                                                                                       kDeviceTeam);
+    case S::rows_t256_b5:
+      return run_row_sums<kB5RowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kB5RowsTeamsPerSM>>(label, p, out, op,
+                                                                                                  kDeviceTeam);
     case S::grid_staged_t1024:
       if constexpr (StagesTable<Space, Op>::value)
         return run_grid_stride<8 / Chunk<T>::lanes, Kokkos::LaunchBounds<kStagingTeam, 1>>(

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "numerics/bit_cast.hpp"
+#include "numerics/digit_sum.hpp"
 #include "numerics/fixed_sum.hpp"
 
 namespace klmini {
@@ -79,9 +80,10 @@ struct BinnedSum {
     pending = 0;
   }
 
-  // Adds the bins' total to s: each bin is a whole number of its grids below 2^53, placed at its
-  // bit offset in s's integer.
-  KOKKOS_INLINE_FUNCTION void add_to(FixedSum& s) const {
+  // Adds the bins' total to s (a FixedSum or a DigitSum): each bin is a whole number of its grids
+  // below 2^53, placed at its bit offset in s's integer.
+  template <class Sum>
+  KOKKOS_INLINE_FUNCTION void add_to(Sum& s) const {
     const double top = bin[0];
     if (top - top != 0) {  // NaN or an infinity: only the top bin takes them
       s.add(top);
@@ -104,6 +106,10 @@ struct BinnedSum {
 };
 
 KOKKOS_INLINE_FUNCTION FixedSum& operator+=(FixedSum& s, const BinnedSum& b) {
+  b.add_to(s);
+  return s;
+}
+KOKKOS_INLINE_FUNCTION DigitSum& operator+=(DigitSum& s, const BinnedSum& b) {
   b.add_to(s);
   return s;
 }

@@ -31,6 +31,17 @@
 
 namespace klmini {
 
+// A double rounded onto FixedSum's grid 2^-96, to nearest-even: |x| * 2^96 = magnitude * 2^bit
+// (magnitude < 2^53), or, for a non-finite x or one beyond the range, the flag it sets
+// (FixedSum::kPosInf, kNegInf or kNaN). The one rounding every fixed-point sum here shares.
+struct GridValue {
+  std::uint64_t magnitude = 0;
+  int bit = 0;
+  bool negative = false;
+  std::uint64_t flag = 0;
+};
+KOKKOS_INLINE_FUNCTION GridValue on_grid(double x);
+
 struct FixedSum {
   static constexpr int kWords = 4;
   static constexpr int kFractionBits = 96;    // the grid: 2^-96
@@ -45,51 +56,7 @@ struct FixedSum {
   KOKKOS_INLINE_FUNCTION explicit FixedSum(double x) { add(x); }
 
   // Adds x, rounded onto the grid. (Static indices only: on devices the words stay in registers.)
-  KOKKOS_INLINE_FUNCTION void add(double x) {
-    const std::uint64_t b = bits_of(x);
-    const bool negative = (b >> 63) != 0;
-    int e = int((b >> 52) & 0x7ff);
-    std::uint64_t m = b & ((std::uint64_t(1) << 52) - 1);
-    if (e == 0x7ff) {
-      flags |= m != 0 ? std::uint64_t(kNaN) : negative ? std::uint64_t(kNegInf) : std::uint64_t(kPosInf);
-      return;
-    }
-    if (e >= 1023 + kRangeExponent) {
-      flags |= negative ? std::uint64_t(kNegInf) : std::uint64_t(kPosInf);
-      return;
-    }
-    if (e == 0)
-      e = 1;  // subnormal
-    else
-      m |= std::uint64_t(1) << 52;
-    // |x| * 2^96 = m * 2^s
-    const int s = e - 1075 + kFractionBits;
-    int word = 0;
-    std::uint64_t lo = 0, hi = 0;
-    if (s < 0) {
-      if (-s < 64) {  // else |x| * 2^96 < 2^-11: rounds to 0
-        const int sh = -s;
-        const std::uint64_t rem = m & ((std::uint64_t(1) << sh) - 1), half = std::uint64_t(1) << (sh - 1);
-        lo = m >> sh;
-        if (rem > half || (rem == half && (lo & 1) != 0)) ++lo;
-      }
-    } else {
-      word = s / 64;
-      const int bit = s % 64;
-      lo = m << bit;
-      hi = bit != 0 ? m >> (64 - bit) : 0;
-    }
-    std::uint64_t a[kWords];
-    for (int i = 0; i < kWords; ++i) a[i] = i == word ? lo : i == word + 1 ? hi : 0;
-    if (negative) {
-      std::uint64_t carry = 1;
-      for (int i = 0; i < kWords; ++i) {
-        a[i] = ~a[i] + carry;
-        carry = carry != 0 && a[i] == 0 ? 1 : 0;
-      }
-    }
-    add_words(a);
-  }
+  KOKKOS_INLINE_FUNCTION void add(double x);
 
   // Adds n * 2^(bit - 96), n whole: n at bit offset `bit` of the integer (modulo 2^256, as every
   // sum here). BinnedSum's bins enter this way, exactly.
@@ -180,5 +147,59 @@ struct FixedSum {
     }
   }
 };
+
+KOKKOS_INLINE_FUNCTION GridValue on_grid(double x) {
+  const std::uint64_t b = bits_of(x);
+  GridValue g;
+  g.negative = (b >> 63) != 0;
+  int e = int((b >> 52) & 0x7ff);
+  std::uint64_t m = b & ((std::uint64_t(1) << 52) - 1);
+  if (e == 0x7ff) {
+    g.flag = m != 0       ? std::uint64_t(FixedSum::kNaN)
+             : g.negative ? std::uint64_t(FixedSum::kNegInf)
+                          : std::uint64_t(FixedSum::kPosInf);
+    return g;
+  }
+  if (e >= 1023 + FixedSum::kRangeExponent) {
+    g.flag = g.negative ? std::uint64_t(FixedSum::kNegInf) : std::uint64_t(FixedSum::kPosInf);
+    return g;
+  }
+  if (e == 0)
+    e = 1;  // subnormal
+  else
+    m |= std::uint64_t(1) << 52;
+  // |x| * 2^96 = m * 2^s
+  const int s = e - 1075 + FixedSum::kFractionBits;
+  if (s >= 0) {
+    g.magnitude = m;
+    g.bit = s;
+  } else if (-s < 64) {  // else |x| * 2^96 < 2^-11: rounds to 0
+    const int sh = -s;
+    const std::uint64_t rem = m & ((std::uint64_t(1) << sh) - 1), half = std::uint64_t(1) << (sh - 1);
+    g.magnitude = m >> sh;
+    if (rem > half || (rem == half && (g.magnitude & 1) != 0)) ++g.magnitude;
+  }
+  return g;
+}
+
+KOKKOS_INLINE_FUNCTION void FixedSum::add(double x) {
+  const GridValue g = on_grid(x);
+  if (g.flag != 0) {
+    flags |= g.flag;
+    return;
+  }
+  const int word = g.bit / 64, bit = g.bit % 64;
+  const std::uint64_t lo = g.magnitude << bit, hi = bit != 0 ? g.magnitude >> (64 - bit) : 0;
+  std::uint64_t a[kWords];
+  for (int i = 0; i < kWords; ++i) a[i] = i == word ? lo : i == word + 1 ? hi : 0;
+  if (g.negative) {
+    std::uint64_t carry = 1;
+    for (int i = 0; i < kWords; ++i) {
+      a[i] = ~a[i] + carry;
+      carry = carry != 0 && a[i] == 0 ? 1 : 0;
+    }
+  }
+  add_words(a);
+}
 
 }  // namespace klmini

@@ -46,7 +46,7 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
   rec.config = c;
   rec.backend = space_backend_name<Space>();
   rec.execution_space = Space::name();
-  rec.fixed_point_sum = kFixedPointSum<Space>;
+  rec.fixed_units = kFixedUnits<Space>;
   rec.concurrency = static_cast<int>(Space().concurrency());
   rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
   if (is_host_space<Space>()) rec.last_level_cache_bytes = last_level_cache_bytes();

@@ -91,7 +91,6 @@ Problem<Space, T> make_problem(const Config& c, std::int64_t row_begin, std::int
     generate_softmax_rows<Space>(p.t, row_begin, c.vocab, c.seed, Stream::targets, c.log_target,
                                  [&](std::int64_t done) { progress.update(rows + done); });
   }
-  if (!is_host_space<Space>()) p.row_sums = decltype(p.row_sums)("klmini::row_sums", rows);
   if (c.precision == Precision::exact) {
     p.exact = true;
     p.log_table = variants::exact_log_table_in<typename Space::memory_space>();

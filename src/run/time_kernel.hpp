@@ -58,9 +58,9 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
       mine.push_back(end - start);
       times.push_back(one_time_line ? comm.max(end) - comm.min(start) : comm.max(end - start));
     }
-    const KernelSum<Space> local = read_sum<Space>(result);
+    const FixedSum local = read_sum<Space>(result);
     if (!comm.all(!is_poison(local))) throw std::runtime_error("a kernel did not write its result");
-    values.push_back(to_double(comm.sum(local)));
+    values.push_back(comm.sum(local).to_double());
   }
   if (local_times) *local_times = mine;
   TimingStats stats = summarize(times);

@@ -237,11 +237,13 @@ TEST_CASE("the loss's reproducibility class: its backend's decompositions, and w
   CHECK(x.across_decompositions);
   CHECK(x.same_on == std::vector<std::string>{"cuda"});
   CHECK(x.text == "bitwise across ranks, threads, teams and launch shapes on cuda (this build, precision exact)");
-  r.fixed_point_sum = false;
+  r.fixed_units = false;
   x = klmini::loss_reproducibility(r);
   CHECK_FALSE(x.across_decompositions);
   CHECK(x.same_on.empty());
-  CHECK_THAT(x.text, ContainsSubstring("not across rank counts or launch shapes (cuda: fp64 sums"));
+  CHECK_THAT(x.text,
+             ContainsSubstring(
+                 "not across rank counts or launch shapes (cuda: fp64 partials of a thread or a row, added exactly)"));
   r.results[0].variant = "flat";
   x = klmini::loss_reproducibility(r);
   CHECK_FALSE(x.across_decompositions);

@@ -1,9 +1,9 @@
 // The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp:
 // every shape, fused's candidates included, against the fp64 reference in every dtype and
 // precision (outputs poisoned first);
-// where the space's sum is a FixedSum, every chunked shape bitwise the same as every other (the
+// where the space has fixed units, every chunked shape bitwise the same as every other (the
 // unit is the chunk, whatever the shape) and every row-wise one as every other (whole rows and
-// segments of any multiple of kUnitColumns); and the exact terms' choice between their regular
+// segments of any multiple of unit_columns); and the exact terms' choice between their regular
 // and general form per chunk. Built once per backend (tests/CMakeLists.txt), on the space
 // KLMINI_TEST_SPACE.
 #include "kernels/kernel_test_support.hpp"
@@ -27,7 +27,6 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
     klmini::Config c = small_config(shape.first, shape.second);
     c.dtype = dtype;
     auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
-    if (p.row_sums.extent(0) == 0) p.row_sums = decltype(p.row_sums)("t::row_sums", c.tokens);  // hosts
     const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
     const auto ref = klmini::reference_rows(lp.data(), t.data(), c.tokens, c.vocab, false);
@@ -61,14 +60,14 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
     for (const klmini::LaunchShape s : shape_candidates<Space, T, Op>(p))
       all.push_back({std::string(klmini::shape_name(s)), [&, s] { run_shape(s, "t", p, r, op); }});
     // The unit of the segment shapes (whole rows and the product where it takes segments:
-    // hosts) is a row's kUnitColumns, whatever the segments' width; every other shape's is the
-    // chunk.
+    // hosts, and devices for unaligned rows) is a row's unit_columns, whatever the segments'
+    // width; every other shape's is the chunk.
     auto row_wise_shape = [&](const std::string& name) {
       return name.rfind("segments", 0) == 0 || name == "rows" || (name == "product" && !chunks_apply(p));
     };
     std::size_t row_wise_count = 0;
     for (const auto& shape : all) row_wise_count += row_wise_shape(shape.first) ? 1 : 0;
-    std::vector<klmini::KernelSum<Space>> chunked, row_wise;
+    std::vector<klmini::FixedSum> chunked, row_wise;
     for (const auto& [name, launch] : all) {
       INFO(c.tokens << " x " << c.vocab << " " << name << " dtype " << klmini::to_string(dtype));
       klmini::poison<Space>(r);
@@ -76,7 +75,7 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
       CHECK(klmini::verify_full(klmini::read_result<Space>(r), ref, 1.0, tolerance).passed);
       auto& same_unit = row_wise_shape(name) ? row_wise : chunked;
       same_unit.push_back(klmini::read_sum<Space>(r));
-      if constexpr (klmini::kFixedPointSum<Space>) CHECK(same_unit.back() == same_unit.front());
+      if constexpr (klmini::kFixedUnits<Space>) CHECK(same_unit.back() == same_unit.front());
     }
     // Hosts: 3 segment shapes, the product and its candidates (rows, and segments_2048 for
     // long rows); devices: the 3 segment shapes, and with unaligned rows the product and its

@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "common/adversarial_values.hpp"
 #include "common/fresh_seed.hpp"
 #include "numerics/binned_sum.hpp"
 
@@ -35,32 +36,12 @@ FixedSum binned_sum_of(const std::vector<double>& xs) {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-// Values of every magnitude FixedSum keeps, with cancellation, ties and values off its grid.
-std::vector<double> adversarial_values(std::mt19937_64& gen, int n) {
-  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
-  std::uniform_int_distribution<int> exponent(-140, 127), kind(0, 7);
-  std::vector<double> xs;
-  while (int(xs.size()) < n) {
-    const double sign = kind(gen) % 2 ? 1.0 : -1.0;
-    const double x = sign * std::ldexp(mantissa(gen), exponent(gen));
-    switch (kind(gen)) {
-      case 0: xs.push_back(x), xs.push_back(-x * (1.0 + 0x1p-40)); break;             // heavy cancellation
-      case 1: xs.push_back(sign * std::ldexp(double(gen() % 64) + 0.5, -96)); break;  // a tie of the grid
-      case 2: xs.push_back(sign * std::nextafter(0x1p24, 0.0)); break;                // the largest ordinary value
-      case 3: xs.push_back(sign * 0x1p24); break;                                     // the smallest large one
-      case 4: xs.push_back(sign * std::ldexp(mantissa(gen), -1060)); break;           // subnormal
-      default: xs.push_back(x); break;
-    }
-  }
-  return xs;
-}
-
 }  // namespace
 
 TEST_CASE("binned sum: the same FixedSum as adding each value, any magnitude, any order") {
   std::mt19937_64 gen(klmini::testing::fresh_seed());
   for (int trial = 0; trial < 20; ++trial) {
-    const std::vector<double> xs = adversarial_values(gen, 9000);  // four renormalizations and more
+    const std::vector<double> xs = klmini::testing::adversarial_values(gen, 9000);  // four renormalizations and more
     const FixedSum direct = fixed_sum_of(xs);
     INFO("trial " << trial);
     CHECK(binned_sum_of(xs) == direct);

@@ -84,7 +84,7 @@ TEST_CASE("fused runs in the shape its trial chose, or the deck's; every candida
     CHECK(forced.fused_shape_choice == klmini::ShapeChoice::deck);
     CHECK(forced.fused_shape_trials.empty());
     CHECK(forced.results.front().verification.passed);
-    if constexpr (klmini::kFixedPointSum<Space>)
+    if constexpr (klmini::kFixedUnits<Space>)
       CHECK(std::memcmp(&forced.loss, &chosen.loss, sizeof(double)) == 0);
     else
       CHECK(forced.loss == Catch::Approx(chosen.loss).epsilon(1e-12));
