@@ -16,7 +16,7 @@ def short(name):
     m = re.search(r"variants::(\w+)<Kokkos::Cuda,\s*(\d+),\s*([\w:]+),\s*variants::(\w+(?:<\d+>)?)", name)
     if m:
         return f"{m.group(1)}<{m.group(2)},{m.group(3).split('::')[-1]},{m.group(4)}>"
-    if "SumOfElements" in name:
+    if "SumOfElements" in name:  # builds before the row shapes added their sums atomically
         return "SumOfElements (the sum of RowSums' row sums)"
     if "KernelTimer" in name:
         return "klmini KernelTimer flush read"

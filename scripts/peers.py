@@ -15,7 +15,8 @@ machine for the run, never part of klmini); `triton_rows` is klmini's own Triton
 similar design (one program per row, a blocked loop over the row, tl.log, per-row sums then a
 sum), written for this comparison. torch.compile is compiled once per shape (dynamic=False): a
 compile shared across vocab sizes recompiles for dynamic shapes and is slower. For kernel times
-without any host timer, run this under Nsight Compute with --reps 5 (scripts/gpu_peers_ncu.sh).
+without any host timer, run this under Nsight Compute with --reps 5 (the ncu section of
+scripts/gpu_benchmark.sh).
 Writes one CSV row per (vocab, peer).
 
     python3 scripts/peers.py --tokens 16384 --vocab 4096,8192 --out peers.csv [--liger-src DIR]
