@@ -208,12 +208,30 @@ struct RowTeams {
   }
 };
 
+// The end of a team of a parallel_for that sums: the team reduces what each of its threads adds
+// up (thread_sum(r), its ThreadSum, for r = its rank; TeamThreadRange gives rank r index r on
+// devices) and one thread adds the team's total to the kernel's DigitSum atomically
+// (core/problem.hpp: atomic_add_to). Its teams end without the step with which every team of a
+// Kokkos parallel_reduce ends (the team's partial stored, a fence, an atomic count): with that
+// step, one team per row costs a few us per team at vocab 4096 and about 4% at 131072 on the
+// H200. The launch zeroes the sum first (zero_sum).
+template <class Space, class Op, class Member, class ThreadPart>
+KOKKOS_INLINE_FUNCTION void add_team_sum(const Member& team, const Result<Space>& out, const ThreadPart& thread_sum) {
+  using Part = TeamSum<Space, Op>;
+  Part team_part{};
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, team.team_size()), [&](const int r, Part& part) { part += thread_sum(r); },
+      team_part);
+  Kokkos::single(Kokkos::PerTeam(team), [&]() {
+    KernelSum<Space> total{};  // a fixed-unit part is exact already; an fp64 part rounds once
+    total += team_part;
+    atomic_add_to<Space>(out, total);
+  });
+}
+
 // One team per row in a parallel_for: the team reduces its row and adds the row's sum to the
-// kernel's DigitSum atomically (core/problem.hpp: atomic_add_to), so that the kernel is the
-// whole sum. Its teams end without the step with which every team of a parallel_reduce ends
-// (the team's partial stored, a fence, an atomic count): with that step, one team per row costs
-// a few us per team at vocab 4096 and about 4% at 131072 on the H200; without it, long rows read
-// faster than the persistent grid.
+// kernel's sum (add_team_sum), so that the kernel is the whole sum; without the end of a
+// parallel_reduce's teams, long rows read faster than the persistent grid.
 template <class Space, int Unroll, class T, class Op>
 struct RowSums {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -230,20 +248,10 @@ struct RowSums {
     const Chunk<T>* lp_row = lp + base;
     const Chunk<T>* t_row = t + base;
     const int row_chunks = static_cast<int>(chunks_per_row);
-    using Part = TeamSum<Space, Op>;
-    Part row{};
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, team.team_size()),
-        [&](const int r, Part& part) {
-          ThreadSum<Space, Op> sum{};
-          add_sweep<Unroll, int>(sum, op, lp_row, t_row, r, team.team_size(), row_chunks);
-          part += sum;
-        },
-        row);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      KernelSum<Space> total{};  // a fixed-unit row is exact already; an fp64 row rounds once
-      total += row;
-      atomic_add_to<Space>(out, total);
+    add_team_sum<Space, Op>(team, out, [&](const int r) {
+      ThreadSum<Space, Op> sum{};
+      add_sweep<Unroll, int>(sum, op, lp_row, t_row, r, team.team_size(), row_chunks);
+      return sum;
     });
   }
 };
@@ -260,8 +268,9 @@ struct StagesTable<Kokkos::Cuda, Op, std::void_t<decltype(Op::scratch_bytes)>>
 
 // A persistent grid: `league` teams of `team` threads; every thread strides over the flat
 // chunks by the whole grid's width, Unroll chunks of each array per step, with a private sum
-// (ThreadSum) that it adds to the kernel's reduction once. All threads sweep the arrays together,
-// front to back. (The launch gives the team scratch for a staged table.)
+// (ThreadSum); each team adds its threads' total to the kernel's sum once (add_team_sum). All
+// threads sweep the arrays together, front to back. (The launch gives the team scratch for a
+// staged table.)
 template <class Space, int Unroll, class T, class Op>
 struct GridStride {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -269,20 +278,23 @@ struct GridStride {
   const Chunk<T>* t;
   std::int64_t chunks;
   Op op;
+  Result<Space> out;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, KernelSum<Space>& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
     if constexpr (StagesTable<Space, Op>::value)
-      acc += sweep(m, op.staged(m));
+      sweep(m, op.staged(m));
     else
-      acc += sweep(m, op);
+      sweep(m, op);
   }
 
   template <class AnyOp>
-  KOKKOS_INLINE_FUNCTION ThreadSum<Space, AnyOp> sweep(const member& m, const AnyOp& any_op) const {
+  KOKKOS_INLINE_FUNCTION void sweep(const member& m, const AnyOp& any_op) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
-    ThreadSum<Space, AnyOp> sum{};
-    add_sweep<Unroll>(sum, any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(), width, chunks);
-    return sum;
+    add_team_sum<Space, AnyOp>(m, out, [&](const int r) {
+      ThreadSum<Space, AnyOp> sum{};
+      add_sweep<Unroll>(sum, any_op, lp, t, std::int64_t(m.league_rank()) * m.team_size() + r, width, chunks);
+      return sum;
+    });
   }
 };
 
@@ -361,9 +373,10 @@ void run_grid_stride(const char* label, const Problem<Space, T>& p, const Result
                      int team) {
   Kokkos::TeamPolicy<Space, PolicyTraits...> policy(league, team);
   if constexpr (StagesTable<Space, Op>::value) policy.set_scratch_size(0, Kokkos::PerTeam(Op::scratch_bytes));
-  Kokkos::parallel_reduce(
+  zero_sum<Space>(out);
+  Kokkos::parallel_for(
       label, policy,
-      GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.elements() / Chunk<T>::lanes, op}, out);
+      GridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t), p.elements() / Chunk<T>::lanes, op, out});
 }
 
 // width = 0: the space's own segment width (segment_width).
@@ -394,7 +407,8 @@ bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
 // would spill). The row shapes give each row one team (RowSums); left alone the compiler gives
 // its fp32 loop 56 registers (4 teams an SM: half occupancy), its 16-bit one 80; the lean one
 // caps them at 32 (launch bounds of 8 teams an SM: full occupancy), the b5 one at 48 (5 teams),
-// each with the most chunks a step that fit without spilling.
+// each with the most chunks a step that fit without spilling; for fp32 the u8 one takes 8
+// chunks a step (94 registers, 2 teams an SM): long rows read fastest with few teams.
 inline constexpr int kDeviceUnroll = 2;
 inline constexpr int kDeviceTeam = 256;
 inline constexpr int kStagingTeam = 1024;
@@ -449,6 +463,7 @@ std::vector<LaunchShape> shape_candidates(const Problem<Space, T>& p) {
     shapes.insert(rows_first ? shapes.begin() : shapes.end(), S::rows_u4_t256);
     shapes.push_back(S::rows_t256_lean);
     shapes.push_back(S::rows_t256_b5);
+    if (sizeof(T) == 4) shapes.push_back(S::rows_u8_t256);
   }
   return shapes;
 }
@@ -478,6 +493,7 @@ void run_shape(LaunchShape shape, const char* label, const Problem<Space, T>& p,
     case S::rows_t256_lean:
       return run_row_sums<kLeanRowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kLeanRowsTeamsPerSM>>(label, p, out, op,
                                                                                                       kDeviceTeam);
+    case S::rows_u8_t256: return run_row_sums<2 * kRowSumsUnroll>(label, p, out, op, kDeviceTeam);
     case S::rows_t256_b5:
       return run_row_sums<kB5RowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kB5RowsTeamsPerSM>>(label, p, out, op,
                                                                                                   kDeviceTeam);

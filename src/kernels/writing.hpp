@@ -44,7 +44,8 @@ struct WriteSegments {
 };
 
 // Every thread strides over the input chunks by the grid's width, Unroll chunks per step (all
-// loads first), and writes the matching output chunks (lanes / 4 fp32 chunks per input chunk).
+// loads first), and writes the matching output chunks (lanes / 4 fp32 chunks per input chunk);
+// each team adds its threads' total to the sum once (add_team_sum, shapes.hpp).
 template <class Space, int Unroll, class T, class Op>
 struct WriteGridStride {
   using member = typename Kokkos::TeamPolicy<Space>::member_type;
@@ -54,12 +55,16 @@ struct WriteGridStride {
   Chunk<float>* out;
   std::int64_t chunks;
   Op op;
+  Result<Space> sum;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member& m, KernelSum<Space>& acc) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member& m) const {
+    add_team_sum<Space, Op>(m, sum, [&](const int r) { return thread_part(m, r); });
+  }
+
+  KOKKOS_INLINE_FUNCTION ThreadSum<Space, Op> thread_part(const member& m, const int r) const {
     const std::int64_t width = std::int64_t(m.league_size()) * m.team_size();
     ThreadSum<Space, Op> local{};
-    for (std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + m.team_rank(); c < chunks;
-         c += Unroll * width) {
+    for (std::int64_t c = std::int64_t(m.league_rank()) * m.team_size() + r; c < chunks; c += Unroll * width) {
       Chunk<T> a[Unroll], b[Unroll];
       for (int u = 0; u < Unroll; ++u) {
         zero_on_host(a[u]);
@@ -79,7 +84,7 @@ struct WriteGridStride {
           local += double(part);
         }
     }
-    acc += local;
+    return local;
   }
 };
 
@@ -88,11 +93,11 @@ template <int Unroll = kDeviceUnroll, class Space, class T, class Op>
 void run_writing_kernel(const char* label, const Problem<Space, T>& p, const typename Problem<Space, T>::OutMatrix& out,
                         const Result<Space>& sum, const Op& op, int league = 0) {
   if (chunks_apply(p, out)) {
-    Kokkos::parallel_reduce(label, Kokkos::TeamPolicy<Space>(league > 0 ? league : device_league<Space>(), kDeviceTeam),
-                            WriteGridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
-                                                                  reinterpret_cast<Chunk<float>*>(out.data()),
-                                                                  p.elements() / Chunk<T>::lanes, op},
-                            sum);
+    zero_sum<Space>(sum);
+    Kokkos::parallel_for(label, Kokkos::TeamPolicy<Space>(league > 0 ? league : device_league<Space>(), kDeviceTeam),
+                         WriteGridStride<Space, Unroll, T, Op>{as_chunks<T>(p.lp), as_chunks<T>(p.t),
+                                                               reinterpret_cast<Chunk<float>*>(out.data()),
+                                                               p.elements() / Chunk<T>::lanes, op, sum});
   } else {
     const RowSegments seg = row_segments(p);
     Kokkos::parallel_reduce(
