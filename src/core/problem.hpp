@@ -206,10 +206,14 @@ Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(c
 
 }  // namespace klmini
 
-// DigitSum as a Kokkos sum type (nested reductions start from the identity).
+// DigitSum and BinnedSum as Kokkos sum types (nested reductions start from the identity).
 namespace Kokkos {
 template <>
 struct reduction_identity<klmini::DigitSum> {
   KOKKOS_FORCEINLINE_FUNCTION static klmini::DigitSum sum() { return klmini::DigitSum(); }
+};
+template <>
+struct reduction_identity<klmini::BinnedSum> {
+  KOKKOS_FORCEINLINE_FUNCTION static klmini::BinnedSum sum() { return klmini::BinnedSum(); }
 };
 }  // namespace Kokkos

@@ -26,11 +26,9 @@ struct SumOf<Op, Sum, std::void_t<typename Op::sum_type>> {
 };
 template <class Space, class Op>
 using ThreadSum = typename SumOf<Op, ThreadAccumulator<Space>>::type;
-// What a team reduces its threads' sums in: a thread's own, except a BinnedSum, which has no
-// join (a thread's alone), and whose threads' totals the team adds in the kernel's sum instead.
+// What a team reduces its threads' sums in: a thread's own (every ThreadSum has an exact join).
 template <class Space, class Op>
-using TeamSum =
-    std::conditional_t<std::is_same_v<ThreadSum<Space, Op>, BinnedSum>, KernelSum<Space>, ThreadSum<Space, Op>>;
+using TeamSum = ThreadSum<Space, Op>;
 
 // precision = "fast": the fp32 term with the kernel log (math::kernel_log).
 template <bool LogTarget>

@@ -13,6 +13,9 @@
 // Values below 2^24 in magnitude (every chunk of ordinary inputs) start at the bin of grid
 // 2^-16: 11 fp64 additions; larger ones, and non-finite ones, take the top bins.
 //
+// Threads' BinnedSums join exactly (operator+=(BinnedSum)), so a team reduces its threads' bins in
+// fp64 and converts only its total.
+//
 // Bounds: between renormalizations (every kRenormalizeEvery values, each bin's multiple of the
 // next coarser grid carried up, exactly) a bin below the top holds less than 2^52 grids; the
 // top bin (grid 2^104) is exact while a thread's total stays below 2^157 in magnitude, which
@@ -67,6 +70,17 @@ struct BinnedSum {
 
   KOKKOS_INLINE_FUNCTION BinnedSum& operator+=(double x) {
     add(x);
+    return *this;
+  }
+
+  // Joins another thread's bins, exactly: both renormalized, each bin below the top holds at most
+  // 2^39 grids, so their sum (at most 2^40) is exact, and renormalizing it again keeps the bound
+  // for any further joins (a team's reduction tree) or additions.
+  KOKKOS_INLINE_FUNCTION BinnedSum& operator+=(BinnedSum o) {
+    renormalize();
+    o.renormalize();
+    for (int k = 0; k < kBins; ++k) bin[k] += o.bin[k];
+    renormalize();
     return *this;
   }
 

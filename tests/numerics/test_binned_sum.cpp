@@ -57,6 +57,30 @@ TEST_CASE("binned sum: the same FixedSum as adding each value, any magnitude, an
   }
 }
 
+TEST_CASE("binned sum: threads' bins join exactly, in any tree, whatever each one held") {
+  std::mt19937_64 gen(klmini::testing::fresh_seed());
+  for (int trial = 0; trial < 10; ++trial) {
+    const std::vector<double> xs = klmini::testing::adversarial_values(gen, 20000);
+    // 256 "threads" of uneven lengths, some past a renormalization, joined as a pairwise tree
+    // (a team's reduction) and, shuffled, one by one.
+    std::vector<BinnedSum> threads(256);
+    std::uniform_int_distribution<int> pick(0, 255);
+    for (const double x : xs) threads[pick(gen) < 8 ? 0 : pick(gen)] += x;
+    std::vector<BinnedSum> tree = threads;
+    for (std::size_t width = 1; width < tree.size(); width *= 2)
+      for (std::size_t i = 0; i + width < tree.size(); i += 2 * width) tree[i] += tree[i + width];
+    std::shuffle(threads.begin(), threads.end(), gen);
+    BinnedSum chain;
+    for (const BinnedSum& b : threads) chain += b;
+    FixedSum from_tree, from_chain;
+    from_tree += tree[0];
+    from_chain += chain;
+    INFO("trial " << trial);
+    CHECK(from_tree == fixed_sum_of(xs));
+    CHECK(from_chain == fixed_sum_of(xs));
+  }
+}
+
 TEST_CASE("binned sum: long runs at the bins' bounds stay exact") {
   for (const double x : {std::nextafter(0x1p24, 0.0), -std::nextafter(0x1p24, 0.0), 0x1p24 + 1.0,
                          std::nextafter(0x1p128, 0.0), 0x1.8p-96, 0x1p-97, 1.0 / 3.0}) {
