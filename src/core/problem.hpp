@@ -175,6 +175,14 @@ KOKKOS_INLINE_FUNCTION constexpr std::int64_t unit_columns() {
   return is_host_space<Space>() ? kHostUnitColumns : kDeviceSegmentColumns;
 }
 
+// The most values a kernel of this space adds into its KernelSum for each row: every unit holds
+// at least one of a row's pieces of unit_columns columns (a persistent grid's teams, fewer, add
+// one value each).
+template <class Space>
+constexpr std::int64_t max_units_per_row(std::int64_t vocab) {
+  return (vocab + unit_columns<Space>() - 1) / unit_columns<Space>();
+}
+
 // Calls f(row, begin, end) for each unit of `item`.
 template <class Space, class F>
 KOKKOS_INLINE_FUNCTION void for_each_unit(const RowSegments& seg, const std::int64_t item, const F& f) {

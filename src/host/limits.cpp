@@ -221,6 +221,15 @@ void check_memory(const MemoryNeed& need, bool host_memory, const std::string& s
                      gib(double(host_available)) + " are available" + limit + "; try verify = \"sample\"");
 }
 
+void check_sum_units(std::int64_t rows, std::int64_t units_per_row, std::int64_t max_units,
+                     const std::string& space_name) {
+  if (units_per_row <= 0 || rows <= max_units / units_per_row) return;
+  throw DoesNotFit("this rank's " + std::to_string(rows) + " rows would add up to " + std::to_string(units_per_row) +
+                   " units a row into the kernels' fixed-point sum on " + space_name + ", more than the " +
+                   std::to_string(max_units) + " it keeps exact: give each rank at most " +
+                   std::to_string(max_units / units_per_row) + " rows (more ranks)");
+}
+
 void check_output(const Config& c) {
   if (c.overwrite) return;
   for (const auto& [key, path] : {std::pair<const char*, const std::string&>{"output", c.output},

@@ -50,6 +50,13 @@ void check_memory(const MemoryNeed& need, bool host_memory, const std::string& s
 // sysfs does not say. Inputs that fit in it are read at the cache's speed, not memory's.
 std::int64_t last_level_cache_bytes(const std::string& root = "");
 
+// Throws DoesNotFit when this rank's kernels could add more than `max_units` values into one
+// kernel sum (a fixed-point sum's words are exact up to that many: numerics/digit_sum.hpp): at
+// most `units_per_row` values for each of its `rows` rows. The message says how many rows a
+// rank may hold, so that more ranks fix it.
+void check_sum_units(std::int64_t rows, std::int64_t units_per_row, std::int64_t max_units,
+                     const std::string& space_name);
+
 // An output file that exists is an error unless the deck says overwrite = true.
 void check_output(const Config& c);
 

@@ -212,6 +212,7 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
 
   check_output(c);
   check_fits<Space>(c, need);
+  check_sum_units(mine.count, max_units_per_row<Space>(c.vocab), FixedSum::kMaxValues, Space::name());
   const Region run_region("klmini::run");
   std::optional<Region> phase(std::in_place, "klmini::setup");
   Kokkos::Timer setup;

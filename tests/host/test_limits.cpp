@@ -81,6 +81,18 @@ TEST_CASE("16-bit inputs: half the input bytes on the space, fp32 blocks for the
   CHECK(klmini::estimate_memory(c, 1000, 1, true, kWithKokkosKernels).host_bytes == 0.0);
 }
 
+TEST_CASE("a rank whose kernels could add more units than the fixed-point sum keeps exact is refused") {
+  const std::int64_t bound = std::int64_t(1) << 31;
+  // 65536 rows of 32768 chunks (Cuda units of 4 columns at vocab 131072): exactly the bound.
+  CHECK_NOTHROW(klmini::check_sum_units(65536, 32768, bound, "Cuda"));
+  REQUIRE_THROWS_AS(klmini::check_sum_units(65537, 32768, bound, "Cuda"), klmini::DoesNotFit);
+  REQUIRE_THROWS_WITH(klmini::check_sum_units(65537, 32768, bound, "Cuda"),
+                      ContainsSubstring("65537 rows would add up to 32768 units a row") &&
+                          ContainsSubstring("more than the 2147483648 it keeps exact") &&
+                          ContainsSubstring("at most 65536 rows"));
+  CHECK_NOTHROW(klmini::check_sum_units(std::int64_t(1) << 40, 0, bound, "OpenMP"));  // no columns
+}
+
 TEST_CASE("a run that does not fit is refused with the shape and the sizes") {
   klmini::Config c;
   c.tokens = 1 << 20;
