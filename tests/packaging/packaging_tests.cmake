@@ -1,5 +1,6 @@
 # The Spack recipe (packaging/spack) agrees with CMakeLists.txt: the options it sets exist, its
-# numbered version is project(VERSION) and its minimum Kokkos is the one CMakeLists.txt accepts.
+# numbered version is project(VERSION), its minimum Kokkos is the one CMakeLists.txt accepts and
+# the installed scripts have their Python (and matplotlib) as run dependencies.
 # Spack is not needed: the check parses the recipe. Included by tests/CMakeLists.txt after
 # find_package(Python3 COMPONENTS Interpreter).
 if(Python3_FOUND)
