@@ -53,7 +53,7 @@ klmini_default() {
 }
 
 klmini_usage() {
-  sed -n "3,/^$/p" "$klmini_common" | sed 's/^# \{0,1\}//' >&2
+  sed -n "4,/^$/p" "$klmini_common" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
