@@ -46,8 +46,9 @@ as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
 packages=(g++ cmake ninja-build git pkg-config dpkg-dev xz-utils ca-certificates
           libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev
           libopenmpi-dev openmpi-bin python3 python3-matplotlib shellcheck clang libclang-rt-dev)
-# sid roots; the format check; time_to_answer.sh; a one-node Slurm for the batch templates' test
-((tests)) && packages+=(debootstrap binutils clang-format time slurmctld slurmd slurm-client munge)
+# sid roots; the format check; time_to_answer.sh; a one-node Slurm for the batch templates' test;
+# Lmod for the install test's modulefile
+((tests)) && packages+=(debootstrap binutils clang-format time slurmctld slurmd slurm-client munge lmod)
 on_debian=0
 command -v dpkg-query >/dev/null && command -v apt-get >/dev/null && on_debian=1
 missing=()

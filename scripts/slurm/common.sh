@@ -1,9 +1,11 @@
-# shellcheck shell=bash disable=SC2034,SC2154  # sets the templates' variables; they set root
+# shellcheck shell=bash disable=SC2034  # sets the templates' variables
 # The part of the batch templates that is not about the hardware: their arguments, where the
-# project and the results are, and the job's exit status. Sourced by cpu.sbatch and gpu.sbatch,
-# with `root` set to the project. Every setting is an argument or its environment variable:
-#   --klmini EXE     KLMINI          the executable
-#   --deck FILE      KLMINI_DECK     base deck (default inputs/seed-v4096.toml)
+# tools and the results are, and the job's exit status. Sourced by cpu.sbatch and gpu.sbatch.
+# Every setting is an argument or its environment variable:
+#   --klmini EXE     KLMINI          the executable (default: a checkout's build/host or
+#                                    build/cuda; installed, PREFIX/bin/klmini, else PATH's)
+#   --deck FILE      KLMINI_DECK     base deck (default seed-v4096.toml of inputs/, installed
+#                                    PREFIX/share/klmini/inputs, else KLMINI_INPUTS)
 #   --vocab LIST     KLMINI_VOCAB    comma-separated vocab sizes
 #   --tokens LIST    KLMINI_TOKENS   comma-separated token counts (default 16384)
 #   --ranks LIST     KLMINI_RANKS    MPI rank counts (gpu.sbatch; default 1, 2, 4, ... GPUs)
@@ -13,17 +15,55 @@
 #                                    resumes its sweeps (default results/<cluster>/<kind>, under
 #                                    the folder the job was submitted from)
 
+# This file, and where the tools are. In a checkout (this file in its scripts/slurm): root is
+# the project, the sweep and the plots are scripts/sweep and scripts/plot. Installed (this file
+# in PREFIX/share/klmini/slurm, found beside the template or through the klmini module's
+# KLMINI_SLURM): root is empty, the tools are PREFIX/bin's klmini-sweep and klmini-plot, else
+# those on PATH (the module puts PREFIX/bin there).
+klmini_common=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/common.sh
+klmini_slurm_dir=${klmini_common%/common.sh}
+if [[ -x "$klmini_slurm_dir/../sweep" && -f "$klmini_slurm_dir/../../CMakeLists.txt" ]]; then
+  root=$(cd "$klmini_slurm_dir/../.." && pwd)
+  klmini_prefix=""
+  sweep=$root/scripts/sweep
+  plot=$root/scripts/plot
+  inputs=$root/inputs
+else
+  root=""
+  klmini_prefix=$(cd "$klmini_slurm_dir/../../.." && pwd)
+  sweep=$klmini_prefix/bin/klmini-sweep
+  [[ -x "$sweep" ]] || sweep=$(command -v klmini-sweep || true)
+  plot=$klmini_prefix/bin/klmini-plot
+  [[ -x "$plot" ]] || plot=$(command -v klmini-plot || true)
+  inputs=$klmini_prefix/share/klmini/inputs
+  [[ -d "$inputs" ]] || inputs=${KLMINI_INPUTS:-}
+fi
+
+# The klmini a template runs when given none: a checkout's build/PRESET/bin/klmini, an install's
+# PREFIX/bin/klmini, else the one on PATH; empty when there is none.
+klmini_default() {
+  local preset=$1
+  if [[ -n "$root" ]]; then
+    echo "$root/build/$preset/bin/klmini"
+  elif [[ -x "$klmini_prefix/bin/klmini" ]]; then
+    echo "$klmini_prefix/bin/klmini"
+  else
+    command -v klmini || true
+  fi
+}
+
 klmini_usage() {
-  sed -n "3,/^$/p" "$root/scripts/slurm/common.sh" | sed 's/^# \{0,1\}//' >&2
+  sed -n "4,/^$/p" "$klmini_common" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
-# klmini_args KIND "$@": sets klmini, deck, vocab, tokens, ranks, backend, out and sets (array).
+# klmini_args KIND PRESET "$@": sets klmini (default: klmini_default PRESET), deck, vocab, tokens,
+# ranks, backend, out and sets (array); exits 2 when the sweep, the plots or klmini are missing.
 klmini_args() {
-  local kind=$1
-  shift
+  local kind=$1 preset=$2
+  shift 2
   klmini=${KLMINI:-}
-  deck=${KLMINI_DECK:-$root/inputs/seed-v4096.toml}
+  deck=${KLMINI_DECK:-}
   vocab=${KLMINI_VOCAB:-}
   tokens=${KLMINI_TOKENS:-16384}
   ranks=${KLMINI_RANKS:-}
@@ -47,8 +87,17 @@ klmini_args() {
   local submit=${SLURM_SUBMIT_DIR:-$PWD}
   out=${out:-$submit/results/${SLURM_CLUSTER_NAME:-$(hostname -s)}/$kind}
   [[ "$out" == /* ]] || out="$submit/$out"
+  if [[ -z "$deck" ]]; then
+    [[ -n "$inputs" ]] || { echo "$kind.sbatch: no decks' folder (KLMINI_INPUTS): pass --deck" >&2; exit 2; }
+    deck=$inputs/seed-v4096.toml
+  fi
   [[ "$deck" == /* ]] || deck="$submit/$deck"
   [[ -z "$klmini" || "$klmini" == /* ]] || klmini="$submit/$klmini"
+  [[ -n "$klmini" ]] || klmini=$(klmini_default "$preset")
+  local where="beside $klmini_common"
+  [[ -n "$root" ]] || where="in $klmini_prefix/bin or on PATH (module load klmini)"
+  [[ -n "$sweep" && -n "$plot" ]] || { echo "$kind.sbatch: no klmini-sweep or klmini-plot $where" >&2; exit 2; }
+  [[ -n "$klmini" ]] || { echo "$kind.sbatch: no klmini $where: pass --klmini or set KLMINI" >&2; exit 2; }
   set_args=()
   local kv
   for kv in "${sets[@]}"; do set_args+=(--set "$kv"); done
@@ -62,7 +111,7 @@ klmini_finish() {
   local csvs=() csv
   for csv in "$@"; do [[ -s "$csv" ]] && csvs+=("$csv"); done
   if ((${#csvs[@]})); then
-    "$root/scripts/plot" "${csvs[@]}" --out "$plots" || status=1
+    "$plot" "${csvs[@]}" --out "$plots" || status=1
   else
     echo "no results to plot"
     status=1

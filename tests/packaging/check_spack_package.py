@@ -21,7 +21,9 @@ Reads packaging/spack/spack_repo/<namespace>/{repo.yaml,packages/klmini/package.
 * a numbered version("X.Y.Z") differs from project(klmini VERSION X.Y.Z);
 * the lowest Kokkos the recipe accepts (depends_on("kokkos@A:")) differs from the
   `if(Kokkos_VERSION VERSION_LESS A)` refusal in CMakeLists.txt, and likewise for +cuda against
-  `if(Kokkos_ENABLE_CUDA AND Kokkos_VERSION VERSION_LESS B)`.
+  `if(Kokkos_ENABLE_CUDA AND Kokkos_VERSION VERSION_LESS B)`;
+* CMakeLists.txt installs scripts/sweep (klmini-sweep) or scripts/plot (klmini-plot) but the
+  recipe has no unconditional run dependency on python, or on py-matplotlib for the plots.
 
 Exit status 0 when all hold, 1 with the failures listed, 2 on bad usage or missing files.
 Standard library only (Debian's /usr/bin/python3).
@@ -105,6 +107,10 @@ class CMakeProject:
             re.findall(r"\bfind_package\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)", self.text, re.I)
         )
         self.ctest = re.search(r"\binclude\s*\(\s*CTest\s*\)", self.text, re.I) is not None
+        # install(PROGRAMS scripts/<name> ...): the Python scripts an install has
+        self.installed_scripts = set(
+            re.findall(r"\binstall\s*\(\s*PROGRAMS\s+scripts/([A-Za-z_.-]+)", self.text, re.I)
+        )
         project = re.search(
             r"\bproject\s*\(\s*" + PACKAGE + r"\b[^)]*?\bVERSION\s+([0-9][0-9.]*)",
             self.text,
@@ -334,6 +340,25 @@ def check_recipe(recipe, cmake, failures):
                 "with +cuda the recipe accepts Kokkos %s and up but %s refuses a Cuda Kokkos below %s"
                 % (recipe_cuda, cmake.path.name, cmake_cuda)
             )
+
+    # run dependencies of the installed scripts
+    run_deps = set()
+    for call, with_when in directive_calls(cls.body, "depends_on"):
+        spec = string_value(call.args[0]) if call.args else None
+        kind = keyword(call, "type")
+        kinds = [string_value(e) for e in kind.elts] if isinstance(kind, (ast.Tuple, ast.List)) else [
+            string_value(kind) if kind is not None else None]
+        if spec and "run" in kinds and not with_when and keyword(call, "when") is None:
+            run_deps.add(spec_name_and_minimum(spec)[0])
+    for script, needs in (("sweep", ("python",)), ("plot", ("python", "py-matplotlib"))):
+        if script in cmake.installed_scripts:
+            for name in needs:
+                if name not in run_deps:
+                    failures.add(
+                        'CMakeLists.txt installs scripts/%s but the recipe has no depends_on("%s", type="run")'
+                        % (script, name)
+                    )
+    print("  run dependencies: %s" % (", ".join(sorted(run_deps)) or "none"))
 
     # cmake_args
     methods = [n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "cmake_args"]

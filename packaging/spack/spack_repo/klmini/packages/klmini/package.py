@@ -102,6 +102,10 @@ class Klmini(CMakePackage, CudaPackage):
     depends_on("nlohmann-json@3.2:")
     depends_on("benchmark", when="+benchmarks")
     depends_on("catch2@3:", type="test")
+    # The CMake install has bin/klmini-sweep (Python 3, standard library) and bin/klmini-plot
+    # (matplotlib) beside klmini, and the Slurm templates that run them.
+    depends_on("python@3.6:", type="run")
+    depends_on("py-matplotlib", type="run")
 
     def cmake_args(self):
         spec = self.spec
@@ -134,5 +138,6 @@ class Klmini(CMakePackage, CudaPackage):
 
     @run_after("install", when="+benchmarks")
     def install_benchmark(self):
-        # CMakeLists.txt installs only klmini; the benchmark stays in the build tree's bin/.
+        # CMakeLists.txt installs klmini, its scripts, decks, Slurm templates and Lmod
+        # modulefile, not the benchmark, which stays in the build tree's bin/.
         install(join_path(self.build_directory, "bin", "klmini_bench"), self.prefix.bin)
