@@ -20,6 +20,7 @@
 #include "host/config.hpp"
 #include "host/errors.hpp"
 #include "host/kokkos_args.hpp"
+#include "host/placement.hpp"
 #include "host/report.hpp"
 #include "run/backends.hpp"
 
@@ -47,6 +48,9 @@ std::string version_text() {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+#ifdef KOKKOS_ENABLE_OPENMP
+  klmini::restart_with_thread_binding(argv, true);  // before the OpenMP runtime reads its environment
+#endif
   klmini::MpiSession mpi(argc, argv);  // before Kokkos, finalized after it
   const klmini::Comm& comm = klmini::Comm::world();
   // An error on one rank must end all of them (the others would wait in a collective).

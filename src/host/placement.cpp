@@ -1,11 +1,15 @@
 #include "host/placement.hpp"
 
+#include <stdlib.h>  // setenv
+
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -110,6 +114,35 @@ Oversubscription check_oversubscription(const Comm& comm, int threads) {
     ranks.push_back(r);
   }
   return find_oversubscription(ranks);
+}
+
+namespace {
+// Set in the environment of the second start, so that the report can say who bound the threads.
+constexpr const char* kBoundByKlmini = "KLMINI_THREADS_BOUND";
+}  // namespace
+
+void restart_with_thread_binding(char** argv, bool openmp) {
+  const char* choice = std::getenv("KLMINI_BIND_THREADS");
+  if (!openmp || (choice && std::strcmp(choice, "0") == 0) || std::getenv("OMP_PROC_BIND") ||
+      std::getenv("OMP_PLACES") || std::getenv(kBoundByKlmini) || started_by_mpi_launcher())
+    return;
+  if (setenv("OMP_PROC_BIND", "spread", 1) != 0 || setenv("OMP_PLACES", "threads", 1) != 0 ||
+      setenv(kBoundByKlmini, "1", 1) != 0)
+    return;
+  execv("/proc/self/exe", argv);  // returns only on failure: go on as this process, unbound
+  unsetenv("OMP_PROC_BIND");
+  unsetenv("OMP_PLACES");
+  unsetenv(kBoundByKlmini);
+}
+
+std::string thread_binding() {
+  const char* bind = std::getenv("OMP_PROC_BIND");
+  const char* places = std::getenv("OMP_PLACES");
+  if (!bind && !places) return "none (OMP_PROC_BIND not set)";
+  std::string text;
+  if (bind) text += std::string("OMP_PROC_BIND=") + bind;
+  if (places) text += std::string(text.empty() ? "" : " ") + "OMP_PLACES=" + places;
+  return text + (std::getenv(kBoundByKlmini) ? " (set by klmini)" : " (given)");
 }
 
 }  // namespace klmini

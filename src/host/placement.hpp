@@ -35,4 +35,18 @@ std::vector<int> affinity_cpus();
 // there. Rank 0's answer is the run's; the other ranks' judge only themselves.
 Oversubscription check_oversubscription(const Comm& comm, int threads);
 
+// Thread binding. GNU's and LLVM's OpenMP runtimes read OMP_PROC_BIND and OMP_PLACES once, as
+// the library loads, so a binding reaches a process only through its environment at start: when
+// neither is set, `openmp` (the build has Kokkos' OpenMP backend), no MPI launcher started the
+// process (launchers bind ranks, and ranks may share a mask) and KLMINI_BIND_THREADS is not 0,
+// the process starts itself again, once, with OMP_PROC_BIND=spread and OMP_PLACES=threads: each
+// thread on its own hardware thread of the CPUs it may use. Called first in main; returns when
+// nothing needed doing or the new start failed (the run then goes on unbound).
+void restart_with_thread_binding(char** argv, bool openmp);
+
+// The binding the run's OpenMP threads were given, for the report: "OMP_PROC_BIND=spread
+// OMP_PLACES=threads (set by klmini)", "OMP_PROC_BIND=close (given)", or "none (OMP_PROC_BIND
+// not set)".
+std::string thread_binding();
+
 }  // namespace klmini

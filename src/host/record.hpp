@@ -47,6 +47,7 @@ struct Record {
   RankClock rank_clock = RankClock::own_timer;
   bool oversubscribed = false;   // more threads than CPUs somewhere (host/placement.hpp)
   std::string oversubscription;  // what is oversubscribed; empty when nothing is
+  std::string thread_binding;    // an OpenMP backend's OMP_PROC_BIND/OMP_PLACES (thread_binding())
   std::string kokkos_version;
   std::string kokkos_backends;               // enabled in the Kokkos build
   std::string kokkos_kernels_version;        // "" when the build has no Kokkos Kernels

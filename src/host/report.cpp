@@ -176,7 +176,7 @@ void print_summary(const Record& r, std::ostream& os) {
     os << " (" << c.log_probs << ", " << c.targets << ")";
   os << "\n"
      << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
-     << ")\n"
+     << (r.thread_binding.empty() ? "" : ", threads bound: " + r.thread_binding) << ")\n"
      << "  ranks           " << r.ranks
      << (r.ranks > 1 ? " (MPI; tokens split across ranks, their fixed-point sums added exactly)" : "") << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";

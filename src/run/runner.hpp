@@ -48,6 +48,7 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
   rec.execution_space = Space::name();
   rec.fixed_units = kFixedUnits<Space>;
   rec.concurrency = static_cast<int>(Space().concurrency());
+  if (rec.backend == "openmp") rec.thread_binding = thread_binding();
   rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
   if (is_host_space<Space>()) rec.last_level_cache_bytes = last_level_cache_bytes();
   rec.kokkos_version = kokkos_version();

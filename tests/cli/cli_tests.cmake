@@ -138,3 +138,25 @@ if(Kokkos_DIR MATCHES "/\\.deps/kokkos/lib/cmake/Kokkos$")
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/setup_unprivileged.sh ${PROJECT_SOURCE_DIR} ${Kokkos_DIR})
   set_tests_properties(cli/setup_unprivileged PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1200 RUN_SERIAL ON)
 endif()
+
+# Thread binding: with neither OMP_PROC_BIND nor OMP_PLACES set, klmini starts itself again
+# bound (spread over the hardware threads), the report says so and Kokkos has nothing to warn
+# of; a binding given is kept; KLMINI_BIND_THREADS=0 leaves the threads unbound.
+function(klmini_binding_test name env regex)
+  add_test(NAME cli/${name}
+           COMMAND ${CMAKE_COMMAND} -DEXE=${CMAKE_COMMAND} -DEXPECTED_RC=0 "-DREGEX=${regex}"
+                   "-DARGS=-E;env;--unset=OMP_PROC_BIND;--unset=OMP_PLACES;${env};$<TARGET_FILE:klmini>;${_in}/ci.toml"
+                   "-DFORBID=${KLMINI_CLI_FORBID}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.cmake
+           WORKING_DIRECTORY ${_cli_dir})
+  set_tests_properties(cli/${name} PROPERTIES ENVIRONMENT "OMP_NUM_THREADS=2")
+endfunction()
+if(Kokkos_ENABLE_OPENMP)
+  set(KLMINI_CLI_FORBID "OMP_PROC_BIND environment variable not set")
+  klmini_binding_test(thread_binding_by_klmini "OMP_NUM_THREADS=2"
+                      "threads bound: OMP_PROC_BIND=spread OMP_PLACES=threads \\(set by klmini\\).*Verification: PASSED")
+  klmini_binding_test(thread_binding_given "OMP_PROC_BIND=close"
+                      "threads bound: OMP_PROC_BIND=close \\(given\\).*Verification: PASSED")
+  unset(KLMINI_CLI_FORBID)
+  klmini_binding_test(thread_binding_off "KLMINI_BIND_THREADS=0"
+                      "threads bound: none \\(OMP_PROC_BIND not set\\).*Verification: PASSED")
+endif()
