@@ -3,6 +3,9 @@
 if(Python3_FOUND)
   add_test(NAME layout/layers
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/check_layers.py ${PROJECT_SOURCE_DIR})
+  # The function-length scanner, on snippets whose functions it must find and measure.
+  add_test(NAME layout/function_length_self_test
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/function_length.py --self-test)
 endif()
 # The code is formatted by .clang-format, with the clang-format it was written for (14, Debian
 # bookworm's: another major version formats differently, so it is not used for the check).
