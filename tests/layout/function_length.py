@@ -173,6 +173,8 @@ def opens_body(header):
         return False
     if tail[-1] in ")]&":
         return True
+    if tail[-1] == "}":  # after a member's brace initializer: `A() : b_{1} {`
+        return re.search(r"\)\s*(?:noexcept\s*)?:(?!:)", top_level(tail)) is not None
     last = re.search(r"(\w+)$", tail)
     if last and last.group(1) in QUALIFIERS:
         return True
@@ -315,6 +317,7 @@ class Counter : public Base<int> {
   Counter() : count_{0}, step_(1) {
     reset();
   }
+  explicit Counter(int c) : count_{c} {}
   int next() const noexcept {
     return count_ + step_;
   }
@@ -331,8 +334,9 @@ auto Counter::later() -> int {
   return 1;
 }
 }  // namespace klmini
-''', [("Counter::Counter", 5, 3), ("Counter::next", 8, 3), ("Counter::operator==", 11, 1),
-      ("Counter::operator()", 12, 1), ("Counter::Inner::touch", 14, 2), ("Counter::later", 20, 3)]),
+''', [("Counter::Counter", 5, 3), ("Counter::Counter", 8, 1), ("Counter::next", 9, 3),
+      ("Counter::operator==", 12, 1), ("Counter::operator()", 13, 1), ("Counter::Inner::touch", 15, 2),
+      ("Counter::later", 21, 3)]),
         ("namespaces, a template and an enum", '''
 namespace a::b {
 namespace {
