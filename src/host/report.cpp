@@ -384,14 +384,19 @@ nlohmann::json fused_shape_json(const Record& r) {
           {"trials", trials}};
 }
 
-void write_json(const Record& r, const std::string& path) {
+namespace {
+
+// The deck's keys as the run read them, and where it ran.
+nlohmann::json parameters_json(const Record& r) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [key, value] : describe(r.config))
     std::visit([&params, &k = key](const auto& v) { params[k] = v; }, value);
   params["backend"] = r.backend;
   params["ranks"] = r.ranks;
-  nlohmann::json left_out = nlohmann::json::array();
-  for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
+  return params;
+}
+
+nlohmann::json results_json(const Record& r) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& v : r.results) {
     results.push_back({{"variant", v.variant},
@@ -409,16 +414,73 @@ void write_json(const Record& r, const std::string& path) {
                        {"rank_GBps", v.rank_GBps},
                        {"verification", verification_json(v.verification)}});
   }
-  auto candidates_json = [](const std::vector<Record::CeilingCandidate>& candidates) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& k : candidates)
-      list.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
-    return list;
-  };
+  return results;
+}
+
+nlohmann::json left_out_json(const Record& r) {
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
+  return left_out;
+}
+
+nlohmann::json candidates_json(const std::vector<Record::CeilingCandidate>& candidates) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& k : candidates)
+    list.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
+  return list;
+}
+
+nlohmann::json read_ceiling_json(const Record& r) {
+  return {{"median_s", r.ceiling.median_s},
+          {"min_s", r.ceiling.min_s},
+          {"max_s", r.ceiling.max_s},
+          {"uncovered_launches", r.ceiling.uncovered},
+          {"bytes", r.input_bytes},
+          {"shape", r.ceiling_shape},
+          {"candidates", candidates_json(r.ceiling_candidates)}};
+}
+
+// null when no kernel writes a matrix (the copy ceiling was not timed).
+nlohmann::json copy_ceiling_json(const Record& r) {
+  if (!(r.copy_ceiling.median_s > 0.0)) return nlohmann::json();
+  return {{"median_s", r.copy_ceiling.median_s}, {"min_s", r.copy_ceiling.min_s},
+          {"max_s", r.copy_ceiling.max_s},       {"GBps", r.copy_ceiling_GBps},
+          {"shape", r.copy_ceiling_shape},       {"candidates", candidates_json(r.copy_ceiling_candidates)}};
+}
+
+// The run's verdict: every variant's worst error against the deck's mode.
+nlohmann::json run_verification_json(const Record& r) {
+  return {{"mode", to_string(r.config.verify)},
+          {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
+          {"relative_error", finite_or_null(r.worst_relative_error())}};
+}
+
+// What built and ran it: this binary, its Kokkos, the space and the host.
+nlohmann::json provenance_json(const Record& r) {
   const Provenance p = provenance();
-  nlohmann::json doc = {
+  return {{"klmini_version", p.version},
+          {"git_hash", p.git_hash},
+          {"compiler", p.compiler},
+          {"build_type", p.build_type},
+          {"kokkos_version", r.kokkos_version},
+          {"kokkos_backends", r.kokkos_backends},
+          {"kokkos_kernels_version",
+           r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
+          {"execution_space", r.execution_space},
+          {"concurrency", r.concurrency},
+          {"ranks", r.ranks},
+          {"host", p.host},
+          {"date", p.date_utc}};
+}
+
+nlohmann::json or_null_if_empty(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+
+}  // namespace
+
+void write_json(const Record& r, const std::string& path) {
+  const nlohmann::json doc = {
       {"schema_version", kResultsSchemaVersion},
-      {"parameters", params},
+      {"parameters", parameters_json(r)},
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"loss_reproducibility", reproducibility_json(loss_reproducibility(r))},
@@ -431,50 +493,19 @@ void write_json(const Record& r, const std::string& path) {
       {"rank_clock", to_string(r.rank_clock)},
       {"oversubscribed", r.oversubscribed},
       {"oversubscription", r.oversubscription},
-      {"ceiling",
-       {{"median_s", r.ceiling.median_s},
-        {"min_s", r.ceiling.min_s},
-        {"max_s", r.ceiling.max_s},
-        {"uncovered_launches", r.ceiling.uncovered},
-        {"bytes", r.input_bytes},
-        {"shape", r.ceiling_shape},
-        {"candidates", candidates_json(r.ceiling_candidates)}}},
-      {"copy_ceiling", r.copy_ceiling.median_s > 0.0
-                           ? nlohmann::json{{"median_s", r.copy_ceiling.median_s},
-                                            {"min_s", r.copy_ceiling.min_s},
-                                            {"max_s", r.copy_ceiling.max_s},
-                                            {"GBps", r.copy_ceiling_GBps},
-                                            {"shape", r.copy_ceiling_shape},
-                                            {"candidates", candidates_json(r.copy_ceiling_candidates)}}
-                           : nlohmann::json()},
+      {"ceiling", read_ceiling_json(r)},
+      {"copy_ceiling", copy_ceiling_json(r)},
       {"fused_shape", fused_shape_json(r)},
-      {"one_pass_over_two_passes",
-       one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
-      {"results", results},
-      {"left_out", left_out},
-      {"verification",
-       {{"mode", to_string(r.config.verify)},
-        {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
-        {"relative_error", finite_or_null(r.worst_relative_error())}}},
-      {"output", r.output_written.empty() ? nlohmann::json() : nlohmann::json(r.output_written)},
-      {"grad_output", r.grad_written.empty() ? nlohmann::json() : nlohmann::json(r.grad_written)},
+      {"one_pass_over_two_passes", optional_json(one_pass_over_two_passes(r))},
+      {"results", results_json(r)},
+      {"left_out", left_out_json(r)},
+      {"verification", run_verification_json(r)},
+      {"output", or_null_if_empty(r.output_written)},
+      {"grad_output", or_null_if_empty(r.grad_written)},
       {"memory", {{"space_bytes", r.space_bytes}, {"host_bytes", r.host_bytes}}},
       {"setup_s", r.setup_s},
       {"reference_s", r.reference_s},
-      {"provenance",
-       {{"klmini_version", p.version},
-        {"git_hash", p.git_hash},
-        {"compiler", p.compiler},
-        {"build_type", p.build_type},
-        {"kokkos_version", r.kokkos_version},
-        {"kokkos_backends", r.kokkos_backends},
-        {"kokkos_kernels_version",
-         r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
-        {"execution_space", r.execution_space},
-        {"concurrency", r.concurrency},
-        {"ranks", r.ranks},
-        {"host", p.host},
-        {"date", p.date_utc}}}};
+      {"provenance", provenance_json(r)}};
   errno = 0;
   std::ofstream out(path, std::ios::trunc);
   if (!out) throw DataFileError(path, "cannot write JSON file: " + os_error());
