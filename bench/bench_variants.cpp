@@ -164,102 +164,147 @@ void register_timing_methods(const std::string& backend, const std::vector<Shape
 
 // Launch shapes of the fused kernel on a device: flat 16-byte chunks, interleaved or
 // consecutive, several unroll depths; one team per row; and the same shapes as plain reads.
+// Each register_* below adds one family of them for shape `s`, in the order they are listed.
+namespace device_shapes {
+
+using namespace klmini::variants;
+using Op = KlTermOp<false>;
+
+// Flat 16-byte chunks, 1 to 8 a step, interleaved across the threads or consecutive in each.
+template <class Space>
+void register_flat_chunks(const std::string& backend, const Shape& s) {
+  constexpr auto consecutive = ChunkOrder::consecutive;
+  add<Space>(backend, "chunks_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, Op{}); });
+  add<Space>(backend, "chunks_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, Op{}); });
+  add<Space>(backend, "chunks_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<4>("b", p, r, Op{}); });
+  add<Space>(backend, "chunks_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<8>("b", p, r, Op{}); });
+  add<Space>(backend, "chunks_u4_consecutive", s,
+             [](const auto& p, const auto& r) { run_flat_chunks<4, consecutive>("b", p, r, Op{}); });
+  add<Space>(backend, "chunks_u2_lb512x2", s, [](const auto& p, const auto& r) {
+    run_flat_chunks<2, ChunkOrder::interleaved, Kokkos::LaunchBounds<512, 2>>("b", p, r, Op{});
+  });
+}
+
+// A grid-stride loop at 2, 3, 4 and 8 teams per SM, loss and read.
+template <class Space>
+void register_grids(const std::string& backend, const Shape& s, int sms) {
+  for (const int per_sm : {2, 3, 4, 8}) {
+    const int league = sms * per_sm;
+    add<Space>(backend, "grid_u2_l" + std::to_string(league), s,
+               [league](const auto& p, const auto& r) { run_grid_stride<2>("b", p, r, Op{}, league, 256); });
+    add<Space>(backend, "grid_u4_l" + std::to_string(league), s,
+               [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, Op{}, league, 256); });
+    add<Space>(backend, "gridread_u4_l" + std::to_string(league), s,
+               [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, ReadOp{}, league, 256); });
+  }
+}
+
+// The product's grid with other logarithms: CUDA's __logf, the fp32 polynomial, and the fp64
+// ones of precision = "exact": klmini's table log as the product runs it (table staged in team
+// scratch), gathered from global memory instead, without the regular form, and the math
+// library's log.
+template <class Space>
+void register_grid_logs(const std::string& backend, const Shape& s) {
+  add<Space>(backend, "grid_u2_mufu_logf", s, [](const auto& p, const auto& r) {
+    run_grid_stride<2>("b", p, r, KlTermMufuLogOp{}, device_league<Space>(), kDeviceTeam);
+  });
+  add<Space>(backend, "grid_u2_polylog", s, [](const auto& p, const auto& r) {
+    run_grid_stride<2>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
+  });
+  add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
+    run_grid_stride<4>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
+  });
+  add<Space>(backend, "grid_u2_exact", s, [](const auto& p, const auto& r) {
+    run_product_shape("b", p, r, KlTermExactOp<false>{p.log_table.data()});
+  });
+  add<Space>(backend, "grid_u2_exact_global", s, [](const auto& p, const auto& r) {
+    run_grid_stride<2>("b", p, r, KlTermExactGlobalOp{{p.log_table.data()}}, device_league<Space>(), kDeviceTeam);
+  });
+  add<Space>(backend, "grid_u2_exact_general", s, [](const auto& p, const auto& r) {
+    run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{p.log_table.data()}}, device_league<Space>(), kDeviceTeam);
+  });
+  add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
+    run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
+  });
+}
+
+// One team per row in a parallel_for, then a sum of the rows (RowSums); and one team per row
+// reducing it (row teams).
+template <class Space>
+void register_row_sums(const std::string& backend, const Shape& s) {
+  for (const int team : {256, 512, 1024}) {
+    const std::string t = "_t" + std::to_string(team);
+    add<Space>(backend, "rows_u4" + t, s,
+               [team](const auto& p, const auto& r) { run_row_sums<4>("b", p, r, Op{}, team); });
+    if (team < 1024)  // 8 chunks a step at 1024 threads: too many registers for the launch
+      add<Space>(backend, "rows_u8" + t, s,
+                 [team](const auto& p, const auto& r) { run_row_sums<8>("b", p, r, Op{}, team); });
+  }
+  add<Space>(backend, "rowsread_u4_t256", s,
+             [](const auto& p, const auto& r) { run_row_sums<4>("b", p, r, ReadOp{}, 256); });
+  add<Space>(backend, "rowteam_u2_t128", s,
+             [](const auto& p, const auto& r) { run_row_teams<2>("b", p, r, Op{}, 128); });
+}
+
+// A persistent grid over contiguous blocks, half and full occupancy, 2, 4 or 8 chunks a step.
+template <class Space>
+void register_blocks(const std::string& backend, const Shape& s, int sms) {
+  for (const int per_sm : {4, 8}) {
+    const int league = sms * per_sm;
+    const std::string l = "_l" + std::to_string(league);
+    add<Space>(backend, "blocks_u2" + l, s,
+               [league](const auto& p, const auto& r) { run_grid_blocks<2>("b", p, r, Op{}, league, 256); });
+    add<Space>(backend, "blocks_u4" + l, s,
+               [league](const auto& p, const auto& r) { run_grid_blocks<4>("b", p, r, Op{}, league, 256); });
+    add<Space>(backend, "blocks_u8" + l, s,
+               [league](const auto& p, const auto& r) { run_grid_blocks<8>("b", p, r, Op{}, league, 256); });
+    add<Space>(backend, "blocksread_u4" + l, s,
+               [league](const auto& p, const auto& r) { run_grid_blocks<4>("b", p, r, ReadOp{}, league, 256); });
+  }
+}
+
+// One team per row, threads side by side, 4 or 8 chunks of each array in flight per thread.
+template <class Space>
+void register_row_strided(const std::string& backend, const Shape& s) {
+  for (const int team : {256, 512, 1024}) {
+    const std::string t = "_t" + std::to_string(team);
+    add<Space>(backend, "rowstrided_u4" + t, s, [team](const auto& p, const auto& r) {
+      run_row_teams<4, ChunkOrder::interleaved>("b", p, r, Op{}, team);
+    });
+    add<Space>(backend, "rowstrided_u8" + t, s, [team](const auto& p, const auto& r) {
+      run_row_teams<8, ChunkOrder::interleaved>("b", p, r, Op{}, team);
+    });
+    add<Space>(backend, "rowstridedread_u4" + t, s, [team](const auto& p, const auto& r) {
+      run_row_teams<4, ChunkOrder::interleaved>("b", p, r, ReadOp{}, team);
+    });
+    add<Space>(backend, "rowstridedread_u8" + t, s, [team](const auto& p, const auto& r) {
+      run_row_teams<8, ChunkOrder::interleaved>("b", p, r, ReadOp{}, team);
+    });
+  }
+}
+
+// The flat chunks as plain reads: the ceiling each unroll depth could reach.
+template <class Space>
+void register_flat_reads(const std::string& backend, const Shape& s) {
+  add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, ReadOp{}); });
+  add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, ReadOp{}); });
+  add<Space>(backend, "read_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<4>("b", p, r, ReadOp{}); });
+  add<Space>(backend, "read_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<8>("b", p, r, ReadOp{}); });
+}
+
+}  // namespace device_shapes
+
 template <class Space>
 void register_shapes(const std::string& backend, const std::vector<Shape>& shapes) {
-  using namespace klmini::variants;
-  using Op = KlTermOp<false>;
-  constexpr auto consecutive = ChunkOrder::consecutive;
+  const int sms = static_cast<int>(Space().concurrency() / 2048);  // 2048 resident threads per SM
   for (const Shape& s : shapes) {
-    add<Space>(backend, "chunks_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, Op{}); });
-    add<Space>(backend, "chunks_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, Op{}); });
-    add<Space>(backend, "chunks_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<4>("b", p, r, Op{}); });
-    add<Space>(backend, "chunks_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<8>("b", p, r, Op{}); });
-    add<Space>(backend, "chunks_u4_consecutive", s,
-               [](const auto& p, const auto& r) { run_flat_chunks<4, consecutive>("b", p, r, Op{}); });
-    add<Space>(backend, "chunks_u2_lb512x2", s, [](const auto& p, const auto& r) {
-      run_flat_chunks<2, ChunkOrder::interleaved, Kokkos::LaunchBounds<512, 2>>("b", p, r, Op{});
-    });
-    const int sms = static_cast<int>(Space().concurrency() / 2048);  // 2048 resident threads per SM
-    for (const int per_sm : {2, 3, 4, 8}) {
-      const int league = sms * per_sm;
-      add<Space>(backend, "grid_u2_l" + std::to_string(league), s,
-                 [league](const auto& p, const auto& r) { run_grid_stride<2>("b", p, r, Op{}, league, 256); });
-      add<Space>(backend, "grid_u4_l" + std::to_string(league), s,
-                 [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, Op{}, league, 256); });
-      add<Space>(backend, "gridread_u4_l" + std::to_string(league), s,
-                 [league](const auto& p, const auto& r) { run_grid_stride<4>("b", p, r, ReadOp{}, league, 256); });
-    }
-    add<Space>(backend, "grid_u2_mufu_logf", s, [](const auto& p, const auto& r) {
-      run_grid_stride<2>("b", p, r, KlTermMufuLogOp{}, device_league<Space>(), kDeviceTeam);
-    });
-    add<Space>(backend, "grid_u2_polylog", s, [](const auto& p, const auto& r) {
-      run_grid_stride<2>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
-    });
-    add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
-      run_grid_stride<4>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
-    });
-    // The fp64 logarithms of precision = "exact": klmini's table log as the product runs it
-    // (table staged in team scratch), gathered from global memory instead, without the regular
-    // form, and the math library's log.
-    add<Space>(backend, "grid_u2_exact", s, [](const auto& p, const auto& r) {
-      run_product_shape("b", p, r, KlTermExactOp<false>{p.log_table.data()});
-    });
-    add<Space>(backend, "grid_u2_exact_global", s, [](const auto& p, const auto& r) {
-      run_grid_stride<2>("b", p, r, KlTermExactGlobalOp{{p.log_table.data()}}, device_league<Space>(), kDeviceTeam);
-    });
-    add<Space>(backend, "grid_u2_exact_general", s, [](const auto& p, const auto& r) {
-      run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{p.log_table.data()}}, device_league<Space>(), kDeviceTeam);
-    });
-
-    add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
-      run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
-    });
-    // One team per row in a parallel_for, then a sum of the rows (RowSums).
-    for (const int team : {256, 512, 1024}) {
-      const std::string t = "_t" + std::to_string(team);
-      add<Space>(backend, "rows_u4" + t, s,
-                 [team](const auto& p, const auto& r) { run_row_sums<4>("b", p, r, Op{}, team); });
-      if (team < 1024)  // 8 chunks a step at 1024 threads: too many registers for the launch
-        add<Space>(backend, "rows_u8" + t, s,
-                   [team](const auto& p, const auto& r) { run_row_sums<8>("b", p, r, Op{}, team); });
-    }
-    add<Space>(backend, "rowsread_u4_t256", s,
-               [](const auto& p, const auto& r) { run_row_sums<4>("b", p, r, ReadOp{}, 256); });
-    add<Space>(backend, "rowteam_u2_t128", s,
-               [](const auto& p, const auto& r) { run_row_teams<2>("b", p, r, Op{}, 128); });
-    // A persistent grid over contiguous blocks, half and full occupancy, 2, 4 or 8 chunks a step.
-    for (const int per_sm : {4, 8}) {
-      const int league = sms * per_sm;
-      const std::string l = "_l" + std::to_string(league);
-      add<Space>(backend, "blocks_u2" + l, s,
-                 [league](const auto& p, const auto& r) { run_grid_blocks<2>("b", p, r, Op{}, league, 256); });
-      add<Space>(backend, "blocks_u4" + l, s,
-                 [league](const auto& p, const auto& r) { run_grid_blocks<4>("b", p, r, Op{}, league, 256); });
-      add<Space>(backend, "blocks_u8" + l, s,
-                 [league](const auto& p, const auto& r) { run_grid_blocks<8>("b", p, r, Op{}, league, 256); });
-      add<Space>(backend, "blocksread_u4" + l, s,
-                 [league](const auto& p, const auto& r) { run_grid_blocks<4>("b", p, r, ReadOp{}, league, 256); });
-    }
-    // One team per row, threads side by side, 4 or 8 chunks of each array in flight per thread.
-    for (const int team : {256, 512, 1024}) {
-      const std::string t = "_t" + std::to_string(team);
-      add<Space>(backend, "rowstrided_u4" + t, s, [team](const auto& p, const auto& r) {
-        run_row_teams<4, ChunkOrder::interleaved>("b", p, r, Op{}, team);
-      });
-      add<Space>(backend, "rowstrided_u8" + t, s, [team](const auto& p, const auto& r) {
-        run_row_teams<8, ChunkOrder::interleaved>("b", p, r, Op{}, team);
-      });
-      add<Space>(backend, "rowstridedread_u4" + t, s, [team](const auto& p, const auto& r) {
-        run_row_teams<4, ChunkOrder::interleaved>("b", p, r, ReadOp{}, team);
-      });
-      add<Space>(backend, "rowstridedread_u8" + t, s, [team](const auto& p, const auto& r) {
-        run_row_teams<8, ChunkOrder::interleaved>("b", p, r, ReadOp{}, team);
-      });
-    }
-    add<Space>(backend, "read_u1", s, [](const auto& p, const auto& r) { run_flat_chunks<1>("b", p, r, ReadOp{}); });
-    add<Space>(backend, "read_u2", s, [](const auto& p, const auto& r) { run_flat_chunks<2>("b", p, r, ReadOp{}); });
-    add<Space>(backend, "read_u4", s, [](const auto& p, const auto& r) { run_flat_chunks<4>("b", p, r, ReadOp{}); });
-    add<Space>(backend, "read_u8", s, [](const auto& p, const auto& r) { run_flat_chunks<8>("b", p, r, ReadOp{}); });
+    device_shapes::register_flat_chunks<Space>(backend, s);
+    device_shapes::register_grids<Space>(backend, s, sms);
+    device_shapes::register_grid_logs<Space>(backend, s);
+    device_shapes::register_row_sums<Space>(backend, s);
+    device_shapes::register_blocks<Space>(backend, s, sms);
+    device_shapes::register_row_strided<Space>(backend, s);
+    device_shapes::register_flat_reads<Space>(backend, s);
   }
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,7 @@ struct Arguments {
   std::vector<std::string> overrides;
   std::string json, csv;
   bool show_keys = false;
+  std::vector<std::string> kokkos_given;  // the --kokkos-* arguments, as typed
 };
 
 std::string version_text() {
@@ -45,34 +47,15 @@ std::string version_text() {
          (kernels.empty() ? std::string("no Kokkos Kernels") : "Kokkos Kernels " + kernels) + ")";
 }
 
-}  // namespace
+// Prints an error and returns its exit code. An error on one rank must end all of them (the
+// others would wait in a collective).
+int fail(const klmini::Comm& comm, int code, const std::string& message) {
+  std::cerr << "klmini: " << message << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << "\n";
+  if (comm.size() > 1) comm.abort(code);
+  return code;
+}
 
-int main(int argc, char* argv[]) {
-#ifdef KOKKOS_ENABLE_OPENMP
-  klmini::restart_with_thread_binding(argv, true);  // before the OpenMP runtime reads its environment
-#endif
-  klmini::MpiSession mpi(argc, argv);  // before Kokkos, finalized after it
-  const klmini::Comm& comm = klmini::Comm::world();
-  // An error on one rank must end all of them (the others would wait in a collective).
-  const auto fail = [&comm](int code, const std::string& message) {
-    std::cerr << "klmini: " << message << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "")
-              << "\n";
-    if (comm.size() > 1) comm.abort(code);
-    return code;
-  };
-  // --kokkos-* arguments belong to Kokkos; everything else is klmini's.
-  std::vector<std::string> kokkos_given, own_args;
-  for (int i = 1; i < argc; ++i)
-    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? kokkos_given : own_args).emplace_back(argv[i]);
-
-  Arguments args;
-  CLI::App app{
-      "klmini: KL-divergence loss (PyTorch kl_div semantics) as one fused Kokkos parallel_reduce.\n"
-      "Runs the embedded default deck when no DECK is given. Arguments starting with --kokkos-\n"
-      "(--kokkos-num-threads=4, --kokkos-device-id=1, --kokkos-help, ...) are checked and passed to\n"
-      "Kokkos in the spelling its release reads.\n"
-      "Exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 runtime error.",
-      "klmini"};
+void add_options(CLI::App& app, Arguments& args) {
   app.add_option("DECK", args.deck, "TOML input deck (paths inside are relative to its folder)")
       ->check(CLI::ExistingFile);
   app.add_option("--set", args.overrides, "override a deck key: --set tokens=2048 (repeatable)")
@@ -81,6 +64,23 @@ int main(int argc, char* argv[]) {
   app.add_option("--csv", args.csv, "append one row per variant to FILE (header when new)")->type_name("FILE");
   app.add_flag("--list-keys", args.show_keys, "list the deck keys and exit");
   app.set_version_flag("--version", version_text());
+}
+
+// Reads the command line into `args`. --kokkos-* arguments belong to Kokkos and are kept
+// aside; everything else is klmini's, parsed by CLI11. Returns the exit code when the parse
+// ends the run (--help, --version, a bad argument).
+std::optional<int> parse_command_line(int argc, char* argv[], const klmini::Comm& comm, Arguments& args) {
+  std::vector<std::string> own_args;
+  for (int i = 1; i < argc; ++i)
+    (std::strncmp(argv[i], "--kokkos-", 9) == 0 ? args.kokkos_given : own_args).emplace_back(argv[i]);
+  CLI::App app{
+      "klmini: KL-divergence loss (PyTorch kl_div semantics) as one fused Kokkos parallel_reduce.\n"
+      "Runs the embedded default deck when no DECK is given. Arguments starting with --kokkos-\n"
+      "(--kokkos-num-threads=4, --kokkos-device-id=1, --kokkos-help, ...) are checked and passed to\n"
+      "Kokkos in the spelling its release reads.\n"
+      "Exit codes: 0 ok, 1 verification failed, 2 bad usage or input, 3 runtime error.",
+      "klmini"};
+  add_options(app, args);
   std::reverse(own_args.begin(), own_args.end());  // CLI11 takes them last-first
   try {
     app.parse(own_args);
@@ -89,42 +89,34 @@ int main(int argc, char* argv[]) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitBadInput;
   }
-  klmini::KokkosArguments kokkos_args;
-  try {
-    kokkos_args = klmini::adapt_kokkos_arguments(kokkos_given, KOKKOS_VERSION);
-  } catch (const klmini::InputError& e) {
-    return fail(kExitBadInput, std::string("error: ") + e.what());
-  }
-  for (const auto& [name, value] : kokkos_args.environment) setenv(name.c_str(), value.c_str(), 0);
-  std::vector<char*> kokkos_argv = {argv[0]};
-  for (std::string& a : kokkos_args.args) kokkos_argv.push_back(a.data());
-  int kokkos_argc = static_cast<int>(kokkos_argv.size());
-  kokkos_argv.push_back(nullptr);
-  const auto start_kokkos = [&]() { return std::make_unique<Kokkos::ScopeGuard>(kokkos_argc, kokkos_argv.data()); };
-  if (kokkos_args.help) {  // Kokkos prints its help while it starts; nothing is run
-    start_kokkos();
-    return 0;
-  }
-  if (args.show_keys) {
-    if (comm.root())
-      for (const auto& k : klmini::deck_keys()) std::cout << k << "\n";
-    return 0;
-  }
+  return std::nullopt;
+}
 
-  klmini::Config config;
-  try {
-    config = klmini::load_config(args.deck, args.overrides);
-    config.backend = klmini::resolve_backend(config.backend);
-  } catch (const klmini::InputError& e) {
-    return fail(kExitBadInput, std::string("error: ") + e.what());
+// Kokkos' own argc and argv, spelled for its release; `adapted` must outlive it (argv points
+// into its strings). The environment the release reads is set here, before Kokkos starts.
+class KokkosStart {
+ public:
+  KokkosStart(char* program, klmini::KokkosArguments& adapted) : argv_{program} {
+    for (const auto& [name, value] : adapted.environment) setenv(name.c_str(), value.c_str(), 0);
+    for (std::string& a : adapted.args) argv_.push_back(a.data());
+    argc_ = static_cast<int>(argv_.size());
+    argv_.push_back(nullptr);
   }
+  std::unique_ptr<Kokkos::ScopeGuard> operator()() { return std::make_unique<Kokkos::ScopeGuard>(argc_, argv_.data()); }
 
-  std::unique_ptr<Kokkos::ScopeGuard> kokkos;
-  try {  // e.g. a Cuda build on a machine without a GPU
-    kokkos = start_kokkos();
-  } catch (const std::exception& e) {
-    return fail(kExitRuntimeError, std::string("cannot initialize Kokkos: ") + e.what());
-  }
+ private:
+  std::vector<char*> argv_;
+  int argc_ = 0;
+};
+
+int list_deck_keys(const klmini::Comm& comm) {
+  if (comm.root())
+    for (const auto& k : klmini::deck_keys()) std::cout << k << "\n";
+  return 0;
+}
+
+// Runs the deck on its backend and reports (rank 0); the exit code says whether it verified.
+int run_and_report(const klmini::Config& config, const Arguments& args, const klmini::Comm& comm) {
   try {
     const klmini::Record record = klmini::run(config, [](const klmini::Record& r) {
       klmini::print_summary(r, std::cout);
@@ -137,8 +129,46 @@ int main(int argc, char* argv[]) {
     }
     return record.verification_failed() ? kExitVerificationFailed : 0;
   } catch (const klmini::InputError& e) {
-    return fail(kExitBadInput, std::string("error: ") + e.what());
+    return fail(comm, kExitBadInput, std::string("error: ") + e.what());
   } catch (const std::exception& e) {
-    return fail(kExitRuntimeError, std::string("runtime error: ") + e.what());
+    return fail(comm, kExitRuntimeError, std::string("runtime error: ") + e.what());
   }
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+#ifdef KOKKOS_ENABLE_OPENMP
+  klmini::restart_with_thread_binding(argv, true);  // before the OpenMP runtime reads its environment
+#endif
+  klmini::MpiSession mpi(argc, argv);  // before Kokkos, finalized after it
+  const klmini::Comm& comm = klmini::Comm::world();
+  Arguments args;
+  if (const std::optional<int> done = parse_command_line(argc, argv, comm, args)) return *done;
+  klmini::KokkosArguments kokkos_args;
+  try {
+    kokkos_args = klmini::adapt_kokkos_arguments(args.kokkos_given, KOKKOS_VERSION);
+  } catch (const klmini::InputError& e) {
+    return fail(comm, kExitBadInput, std::string("error: ") + e.what());
+  }
+  KokkosStart start_kokkos(argv[0], kokkos_args);
+  if (kokkos_args.help) {  // Kokkos prints its help while it starts; nothing is run
+    start_kokkos();
+    return 0;
+  }
+  if (args.show_keys) return list_deck_keys(comm);
+  klmini::Config config;
+  try {
+    config = klmini::load_config(args.deck, args.overrides);
+    config.backend = klmini::resolve_backend(config.backend);
+  } catch (const klmini::InputError& e) {
+    return fail(comm, kExitBadInput, std::string("error: ") + e.what());
+  }
+  std::unique_ptr<Kokkos::ScopeGuard> kokkos;
+  try {  // e.g. a Cuda build on a machine without a GPU
+    kokkos = start_kokkos();
+  } catch (const std::exception& e) {
+    return fail(comm, kExitRuntimeError, std::string("cannot initialize Kokkos: ") + e.what());
+  }
+  return run_and_report(config, args, comm);
 }

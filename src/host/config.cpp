@@ -81,9 +81,30 @@ constexpr std::int64_t kMaxExtent = std::int64_t(1) << 40;
 
 using Setter = std::function<void(Config&, const toml::node&, const Where&)>;
 
-// The schema: every key a deck may hold. Anything else is an error.
-const std::vector<std::pair<std::string, Setter>>& schema() {
-  static const std::vector<std::pair<std::string, Setter>> keys = {
+using Keys = std::vector<std::pair<std::string, Setter>>;
+
+// variant: one of the loss variants, or all of them.
+void set_variant(Config& c, const toml::node& n, const Where& w) {
+  const std::string v = get_string(n, w, "variant");
+  if (v != "all" && (find_variant(v) == nullptr || find_variant(v)->computes != Computes::loss)) {
+    std::string names;
+    for (const Variant k : loss_variant_table()) names += variant_name(k) + "|";
+    throw DeckError(w.text, "variant", "'" + v + "' is not one of " + names + "all");
+  }
+  c.variant = v;
+}
+
+// shape: fused's launch shape, or auto.
+void set_shape(Config& c, const toml::node& n, const Where& w) {
+  const std::string s = get_string(n, w, "shape");
+  const std::optional<LaunchShape> shape = find_shape(s);
+  if (!shape) throw DeckError(w.text, "shape", "'" + s + "' is not one of " + shape_names());
+  c.shape = *shape;
+}
+
+// The problem: its extents, where it runs and what loss it computes.
+Keys problem_keys() {
+  return {
       {"tokens",
        [](Config& c, const toml::node& n, const Where& w) { c.tokens = get_int(n, w, "tokens", 1, kMaxExtent); }},
       {"vocab",
@@ -103,6 +124,12 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
        }},
       {"log_target",
        [](Config& c, const toml::node& n, const Where& w) { c.log_target = get_bool(n, w, "log_target"); }},
+  };
+}
+
+// The data: where the inputs come from, what is written, the element type and precision.
+Keys data_keys() {
+  return {
       {"input",
        [](Config& c, const toml::node& n, const Where& w) {
          c.input = get_choice<InputKind>(n, w, "input", {{"generate", InputKind::generate}, {"npy", InputKind::npy}});
@@ -129,6 +156,12 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
        [](Config& c, const toml::node& n, const Where& w) {
          c.seed = static_cast<std::uint64_t>(get_int(n, w, "seed", 0, std::numeric_limits<std::int64_t>::max()));
        }},
+  };
+}
+
+// The run: how it is timed and verified, which variants and which launch shape.
+Keys run_keys() {
+  return {
       {"warmup",
        [](Config& c, const toml::node& n, const Where& w) {
          c.warmup = static_cast<int>(get_int(n, w, "warmup", 0, 1000));  // more is a typo, not a benchmark
@@ -144,24 +177,20 @@ const std::vector<std::pair<std::string, Setter>>& schema() {
                          const Where& w) { c.sample_rows = get_int(n, w, "sample_rows", 2, kMaxExtent); }},
       {"peak_GBps",  // 100 TB/s: beyond any memory, so a larger figure is a typo
        [](Config& c, const toml::node& n, const Where& w) { c.peak_GBps = get_int(n, w, "peak_GBps", 1, 100000); }},
-      {"variant",
-       [](Config& c, const toml::node& n, const Where& w) {
-         const std::string v = get_string(n, w, "variant");
-         if (v != "all" && (find_variant(v) == nullptr || find_variant(v)->computes != Computes::loss)) {
-           std::string names;
-           for (const Variant k : loss_variant_table()) names += variant_name(k) + "|";
-           throw DeckError(w.text, "variant", "'" + v + "' is not one of " + names + "all");
-         }
-         c.variant = v;
-       }},
-      {"shape",
-       [](Config& c, const toml::node& n, const Where& w) {
-         const std::string s = get_string(n, w, "shape");
-         const std::optional<LaunchShape> shape = find_shape(s);
-         if (!shape) throw DeckError(w.text, "shape", "'" + s + "' is not one of " + shape_names());
-         c.shape = *shape;
-       }},
+      {"variant", set_variant},
+      {"shape", set_shape},
   };
+}
+
+// The schema: every key a deck may hold, in the order --list-keys and errors name them.
+// Anything else is an error.
+const Keys& schema() {
+  static const Keys keys = [] {
+    Keys all;
+    for (const Keys& group : {problem_keys(), data_keys(), run_keys()})
+      all.insert(all.end(), group.begin(), group.end());
+    return all;
+  }();
   return keys;
 }
 

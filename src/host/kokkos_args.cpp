@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
+#include <utility>
 
 #include "host/errors.hpp"
 
@@ -59,6 +61,73 @@ bool is_integer_at_least(const std::string& text, long minimum) {
   return *end == '\0' && errno == 0 && v >= minimum && v <= 1 << 20;
 }
 
+[[noreturn]] void fail(const std::string& arg, const std::string& why) {
+  throw InputError("Kokkos argument '" + arg + "': " + why);
+}
+
+// One --kokkos-* argument as typed: NAME or NAME=VALUE.
+struct Given {
+  std::string arg, name, value;
+  bool has_value = false;
+};
+
+Given split(const std::string& arg) {
+  const std::size_t equals = arg.find('=');
+  const bool has_value = equals != std::string::npos;
+  return {arg, arg.substr(0, equals), has_value ? arg.substr(equals + 1) : std::string(), has_value};
+}
+
+// The argument's entry in kArguments, by either spelling, if this release reads it.
+const ArgumentSpec& find_spec(const Given& g, int kokkos_version) {
+  const ArgumentSpec* spec = nullptr;
+  for (const ArgumentSpec& a : kArguments)
+    if (g.name == a.name || (a.old_name && g.name == a.old_name)) spec = &a;
+  if (!spec) {
+    std::string list;
+    for (const std::string& n : kokkos_argument_names(kokkos_version)) list += (list.empty() ? "" : ", ") + n;
+    fail(g.arg, "unknown; Kokkos " + version_text(kokkos_version) + " takes " + list);
+  }
+  if (kokkos_version < spec->since)
+    fail(g.arg, "needs Kokkos " + version_text(spec->since) + " or newer (this build has " +
+                    version_text(kokkos_version) + ")");
+  if (kokkos_version >= spec->until)
+    fail(g.arg, "Kokkos " + version_text(spec->until) + " and newer no longer have it (this build has " +
+                    version_text(kokkos_version) + ")");
+  return *spec;
+}
+
+// The argument in the spelling this release reads, its value checked; none for a flag that is
+// off before 3.7, where flags are bare (present means on).
+std::optional<std::string> spell(const ArgumentSpec& spec, const Given& g, bool renamed) {
+  const std::string spelled = renamed || !spec.old_name ? spec.name : spec.old_name;
+  switch (spec.value) {
+    case ValueKind::none:
+      if (g.has_value) fail(g.arg, "takes no value");
+      return spelled;
+    case ValueKind::flag: {
+      const std::string v = lower(g.value);
+      const bool on = !g.has_value || v == "1" || v == "true" || v == "yes" || v == "on";
+      if (g.has_value && !on && v != "0" && v != "false" && v != "no" && v != "off")
+        fail(g.arg, "expected true or false");
+      if (renamed) return spelled + (g.has_value ? "=" + std::string(on ? "1" : "0") : "");
+      if (on) return spelled;
+      return std::nullopt;
+    }
+    case ValueKind::count:
+    case ValueKind::index:
+      if (!is_integer_at_least(g.value, spec.value == ValueKind::count ? 1 : 0))
+        fail(g.arg, spec.value == ValueKind::count ? "expected a whole number >= 1" : "expected a whole number >= 0");
+      break;
+    case ValueKind::mapping:
+      if (g.value != "mpi_rank" && g.value != "random") fail(g.arg, "expected mpi_rank or random");
+      break;
+    case ValueKind::text:
+      if (g.value.empty()) fail(g.arg, "expected a value: " + std::string(spec.name) + "=...");
+      break;
+  }
+  return spelled + "=" + g.value;
+}
+
 }  // namespace
 
 std::vector<std::string> kokkos_argument_names(int kokkos_version) {
@@ -71,62 +140,11 @@ std::vector<std::string> kokkos_argument_names(int kokkos_version) {
 KokkosArguments adapt_kokkos_arguments(const std::vector<std::string>& given, int kokkos_version) {
   KokkosArguments out;
   const bool renamed = kokkos_version >= kRenamedIn;
-  const auto fail = [&](const std::string& arg, const std::string& why) {
-    throw InputError("Kokkos argument '" + arg + "': " + why);
-  };
   for (const std::string& arg : given) {
-    const std::size_t equals = arg.find('=');
-    const std::string name = arg.substr(0, equals);
-    const bool has_value = equals != std::string::npos;
-    const std::string value = has_value ? arg.substr(equals + 1) : std::string();
-    const ArgumentSpec* spec = nullptr;
-    for (const ArgumentSpec& a : kArguments)
-      if (name == a.name || (a.old_name && name == a.old_name)) spec = &a;
-    if (!spec) {
-      std::string list;
-      for (const std::string& n : kokkos_argument_names(kokkos_version)) list += (list.empty() ? "" : ", ") + n;
-      fail(arg, "unknown; Kokkos " + version_text(kokkos_version) + " takes " + list);
-    }
-    if (kokkos_version < spec->since)
-      fail(arg, "needs Kokkos " + version_text(spec->since) + " or newer (this build has " +
-                    version_text(kokkos_version) + ")");
-    if (kokkos_version >= spec->until)
-      fail(arg, "Kokkos " + version_text(spec->until) + " and newer no longer have it (this build has " +
-                    version_text(kokkos_version) + ")");
-    const std::string spelled = renamed || !spec->old_name ? spec->name : spec->old_name;
-    switch (spec->value) {
-      case ValueKind::none:
-        if (has_value) fail(arg, "takes no value");
-        out.args.push_back(spelled);
-        break;
-      case ValueKind::flag: {
-        const std::string v = lower(value);
-        const bool on = !has_value || v == "1" || v == "true" || v == "yes" || v == "on";
-        if (has_value && !on && v != "0" && v != "false" && v != "no" && v != "off")
-          fail(arg, "expected true or false");
-        // Before 3.7 these are bare flags: present means on.
-        if (renamed)
-          out.args.push_back(spelled + (has_value ? "=" + std::string(on ? "1" : "0") : ""));
-        else if (on)
-          out.args.push_back(spelled);
-        break;
-      }
-      case ValueKind::count:
-      case ValueKind::index:
-        if (!is_integer_at_least(value, spec->value == ValueKind::count ? 1 : 0))
-          fail(arg, spec->value == ValueKind::count ? "expected a whole number >= 1" : "expected a whole number >= 0");
-        out.args.push_back(spelled + "=" + value);
-        break;
-      case ValueKind::mapping:
-        if (value != "mpi_rank" && value != "random") fail(arg, "expected mpi_rank or random");
-        out.args.push_back(spelled + "=" + value);
-        break;
-      case ValueKind::text:
-        if (value.empty()) fail(arg, "expected a value: " + std::string(spec->name) + "=...");
-        out.args.push_back(spelled + "=" + value);
-        break;
-    }
-    if (name == "--kokkos-help") out.help = true;
+    const Given g = split(arg);
+    if (std::optional<std::string> spelled = spell(find_spec(g, kokkos_version), g, renamed))
+      out.args.push_back(std::move(*spelled));
+    if (g.name == "--kokkos-help") out.help = true;
   }
   // Kokkos before 3.7 reads the tools library from KOKKOS_PROFILE_LIBRARY only.
   const char* tools_libs = std::getenv("KOKKOS_TOOLS_LIBS");

@@ -199,107 +199,158 @@ static void print_fused_shape(const Record& r, std::ostream& os) {
   os << ")\n";
 }
 
-void print_results(const Record& r, std::ostream& os) {
+namespace {
+
+void print_ceiling_row(const char* name, const TimingStats& t, double GBps, std::ostream& os) {
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %13s  %s\n", name, seconds(t.median_s).c_str(),
+                seconds(t.min_s).c_str(), seconds(t.max_s).c_str(), GBps, "-", "-");
+  os << line;
+}
+
+// The shapes a ceiling was the fastest of, when there was a choice.
+void print_ceiling_candidates(const char* name, const std::vector<Record::CeilingCandidate>& candidates,
+                              const std::string& winner, std::ostream& os) {
+  if (candidates.size() < 2) return;
+  os << "  " << name << ": the fastest of";
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    os << (k ? "," : "") << " " << candidates[k].shape << " " << seconds(candidates[k].time.median_s);
+  os << ": " << winner << "\n";
+}
+
+// The table's head and its first rows: the ceilings every variant is measured against, how
+// they and fused's shape were chosen, and the read ceiling against the deck's peak.
+void print_ceilings(const Record& r, std::ostream& os) {
   char line[256];
   os << "Results (setup " << seconds(r.setup_s) << ", reference " << seconds(r.reference_s) << ")\n";
   std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %13s  %s\n", "variant", "median", "min", "max", "GB/s",
                 "of ceiling", "verification");
   os << line;
-  auto ceiling_row = [&](const char* name, const TimingStats& t, double GBps) {
-    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %13s  %s\n", name, seconds(t.median_s).c_str(),
-                  seconds(t.min_s).c_str(), seconds(t.max_s).c_str(), GBps, "-", "-");
-    os << line;
-  };
-  ceiling_row("ceiling_read", r.ceiling, r.ceiling_GBps);
-  if (r.copy_ceiling.median_s > 0.0) ceiling_row("ceiling_copy", r.copy_ceiling, r.copy_ceiling_GBps);
-  auto candidates_line = [&](const char* name, const std::vector<Record::CeilingCandidate>& candidates,
-                             const std::string& winner) {
-    if (candidates.size() < 2) return;
-    os << "  " << name << ": the fastest of";
-    for (std::size_t k = 0; k < candidates.size(); ++k)
-      os << (k ? "," : "") << " " << candidates[k].shape << " " << seconds(candidates[k].time.median_s);
-    os << ": " << winner << "\n";
-  };
-  candidates_line("ceiling_read", r.ceiling_candidates, r.ceiling_shape);
-  candidates_line("ceiling_copy", r.copy_ceiling_candidates, r.copy_ceiling_shape);
+  print_ceiling_row("ceiling_read", r.ceiling, r.ceiling_GBps, os);
+  if (r.copy_ceiling.median_s > 0.0) print_ceiling_row("ceiling_copy", r.copy_ceiling, r.copy_ceiling_GBps, os);
+  print_ceiling_candidates("ceiling_read", r.ceiling_candidates, r.ceiling_shape, os);
+  print_ceiling_candidates("ceiling_copy", r.copy_ceiling_candidates, r.copy_ceiling_shape, os);
   print_fused_shape(r, os);
   if (const auto f = of_peak(r, r.ceiling_GBps)) {
     std::snprintf(line, sizeof line, "  ceiling_read: %.1f%% of the deck's peak_GBps = %lld (the datasheet's)\n",
                   100.0 * *f, static_cast<long long>(r.config.peak_GBps));
     os << line;
   }
+}
+
+// A variant's verification column: off, or ok/FAILED with its error; and whether it repeats.
+std::string verification_cell(const VariantResult& v) {
+  std::string check = "off";
+  if (v.verification.mode != VerifyMode::off) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s (rel. err %.2e)", v.verification.passed ? "ok" : "FAILED",
+                  v.verification.relative_error);
+    check = buf;
+  }
+  if (!v.reproducible) check += " [not bitwise reproducible]";
+  return check;
+}
+
+void print_variant_rows(const Record& r, std::ostream& os) {
+  char line[256];
   for (const auto& v : r.results) {
-    std::string check = "off";
-    if (v.verification.mode != VerifyMode::off) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%s (rel. err %.2e)", v.verification.passed ? "ok" : "FAILED",
-                    v.verification.relative_error);
-      check = buf;
-    }
-    if (!v.reproducible) check += " [not bitwise reproducible]";
     std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %7.1f%% %-4s  %s\n", v.variant.c_str(),
                   seconds(v.time.median_s).c_str(), seconds(v.time.min_s).c_str(), seconds(v.time.max_s).c_str(),
-                  v.GBps, 100.0 * v.fraction_of_ceiling, to_string(v.ceiling), check.c_str());
+                  v.GBps, 100.0 * v.fraction_of_ceiling, to_string(v.ceiling), verification_cell(v).c_str());
     os << line;
   }
+}
+
+void print_uncovered_note(const Record& r, const std::string& name, const TimingStats& t, std::ostream& os) {
+  if (t.uncovered > 0)
+    os << "  note: " << name << ": " << t.uncovered << " of " << r.config.repeats
+       << " timed runs were launched after the timer's L2 flush had ended; they may include launch time\n";
+}
+
+// Below the table: each verification's detail, the timings that may include launch time, and
+// what one pass saves over two.
+void print_notes(const Record& r, std::ostream& os) {
   for (const auto& v : r.results)
     if (v.verification.mode != VerifyMode::off) os << "  " << v.variant << ": " << v.verification.detail << "\n";
-  auto uncovered_note = [&](const std::string& name, const TimingStats& t) {
-    if (t.uncovered > 0)
-      os << "  note: " << name << ": " << t.uncovered << " of " << r.config.repeats
-         << " timed runs were launched after the timer's L2 flush had ended; they may include launch time\n";
-  };
-  uncovered_note("ceiling_read", r.ceiling);
-  uncovered_note("ceiling_copy", r.copy_ceiling);
-  for (const auto& v : r.results) uncovered_note(v.variant, v.time);
+  print_uncovered_note(r, "ceiling_read", r.ceiling, os);
+  print_uncovered_note(r, "ceiling_copy", r.copy_ceiling, os);
+  for (const auto& v : r.results) print_uncovered_note(r, v.variant, v.time, os);
   if (const auto ratio = one_pass_over_two_passes(r)) {
+    char line[256];
     std::snprintf(line, sizeof line,
                   "  fused_grad / (fused + grad_only) = %.3f (one pass against a loss pass plus a gradient pass)\n",
                   *ratio);
     os << line;
   }
-  if (r.ranks > 1 && !r.results.empty()) {
-    const VariantResult& p0 = r.results.front();
-    os << "  per-rank GB/s (" << p0.variant << ", each rank's bytes over its own median):";
-    for (std::size_t k = 0; k < p0.rank_GBps.size(); ++k) {
-      char buf[48];
-      std::snprintf(buf, sizeof buf, " [%zu] %.1f", k, p0.rank_GBps[k]);
-      os << buf;
-    }
-    char agg[96];
-    std::snprintf(agg, sizeof agg, "; aggregate %.1f GB/s", p0.GBps);
-    os << agg << " (all ranks' bytes over " << span_of_ranks(r) << ")\n";
+}
+
+// With several ranks: the product's rate on each, and their aggregate.
+void print_rank_rates(const Record& r, std::ostream& os) {
+  if (r.ranks <= 1 || r.results.empty()) return;
+  const VariantResult& p0 = r.results.front();
+  os << "  per-rank GB/s (" << p0.variant << ", each rank's bytes over its own median):";
+  for (std::size_t k = 0; k < p0.rank_GBps.size(); ++k) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " [%zu] %.1f", k, p0.rank_GBps[k]);
+    os << buf;
   }
+  char agg[96];
+  std::snprintf(agg, sizeof agg, "; aggregate %.1f GB/s", p0.GBps);
+  os << agg << " (all ranks' bytes over " << span_of_ranks(r) << ")\n";
+}
+
+void print_written_files(const Record& r, std::ostream& os) {
   if (!r.output_written.empty())
     os << "  wrote the " << r.config.tokens << " x " << r.config.vocab << " term matrix to " << r.output_written
        << "\n";
   if (!r.grad_written.empty())
     os << "  wrote the " << r.config.tokens << " x " << r.config.vocab << " gradient d(loss)/d(lp) to "
        << r.grad_written << "\n";
+}
+
+// The figure of merit: the product's rate against the read ceiling and the deck's peak.
+void print_fom(const Record& r, const VariantResult& p, std::ostream& os) {
+  char line[256];
+  std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling", p.GBps, p.variant.c_str(),
+                100.0 * p.fraction_of_ceiling, r.backend.c_str());
+  os << line;
+  if (const auto f = of_peak(r, p.GBps)) {
+    std::snprintf(line, sizeof line, ", %.1f%% of the %lld GB/s peak", 100.0 * *f,
+                  static_cast<long long>(r.config.peak_GBps));
+    os << line;
+  }
+  os << ")\n";
+}
+
+// The answer, at the start of its lines for scripts to grep: loss, its reproducibility, the
+// figure of merit and the verdict.
+void print_answer(const Record& r, std::ostream& os) {
   const VariantResult* p = product(r);
   if (r.config.reduction == Reduction::none) os << "(reduction none: the loss below is the sum of the term matrix)\n";
   os << "loss: " << format_loss(r.loss) << "\n";
   if (p) os << "reproducibility: " << loss_reproducibility(r).text << "\n";
   // At the start of a line, before the FOM line: a script can grep for it.
   if (r.oversubscribed) os << "warning: oversubscribed: " << r.oversubscription << "\n";
-  if (p) {
-    std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling", p->GBps, p->variant.c_str(),
-                  100.0 * p->fraction_of_ceiling, r.backend.c_str());
-    os << line;
-    if (const auto f = of_peak(r, p->GBps)) {
-      std::snprintf(line, sizeof line, ", %.1f%% of the %lld GB/s peak", 100.0 * *f,
-                    static_cast<long long>(r.config.peak_GBps));
-      os << line;
-    }
-    os << ")\n";
-  }
+  if (p) print_fom(r, *p, os);
   if (r.config.verify == VerifyMode::off) {
     os << "Verification: OFF\n";
   } else {
+    char line[256];
     std::snprintf(line, sizeof line, "Verification: %s (relative error %.3e, %s)\n",
                   r.verification_failed() ? "FAILED" : "PASSED", r.worst_relative_error(), to_string(r.config.verify));
     os << line;
   }
+}
+
+}  // namespace
+
+void print_results(const Record& r, std::ostream& os) {
+  print_ceilings(r, os);
+  print_variant_rows(r, os);
+  print_notes(r, os);
+  print_rank_rates(r, os);
+  print_written_files(r, os);
+  print_answer(r, os);
 }
 
 namespace {
@@ -333,14 +384,19 @@ nlohmann::json fused_shape_json(const Record& r) {
           {"trials", trials}};
 }
 
-void write_json(const Record& r, const std::string& path) {
+namespace {
+
+// The deck's keys as the run read them, and where it ran.
+nlohmann::json parameters_json(const Record& r) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [key, value] : describe(r.config))
     std::visit([&params, &k = key](const auto& v) { params[k] = v; }, value);
   params["backend"] = r.backend;
   params["ranks"] = r.ranks;
-  nlohmann::json left_out = nlohmann::json::array();
-  for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
+  return params;
+}
+
+nlohmann::json results_json(const Record& r) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& v : r.results) {
     results.push_back({{"variant", v.variant},
@@ -358,16 +414,73 @@ void write_json(const Record& r, const std::string& path) {
                        {"rank_GBps", v.rank_GBps},
                        {"verification", verification_json(v.verification)}});
   }
-  auto candidates_json = [](const std::vector<Record::CeilingCandidate>& candidates) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& k : candidates)
-      list.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
-    return list;
-  };
+  return results;
+}
+
+nlohmann::json left_out_json(const Record& r) {
+  nlohmann::json left_out = nlohmann::json::array();
+  for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
+  return left_out;
+}
+
+nlohmann::json candidates_json(const std::vector<Record::CeilingCandidate>& candidates) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& k : candidates)
+    list.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
+  return list;
+}
+
+nlohmann::json read_ceiling_json(const Record& r) {
+  return {{"median_s", r.ceiling.median_s},
+          {"min_s", r.ceiling.min_s},
+          {"max_s", r.ceiling.max_s},
+          {"uncovered_launches", r.ceiling.uncovered},
+          {"bytes", r.input_bytes},
+          {"shape", r.ceiling_shape},
+          {"candidates", candidates_json(r.ceiling_candidates)}};
+}
+
+// null when no kernel writes a matrix (the copy ceiling was not timed).
+nlohmann::json copy_ceiling_json(const Record& r) {
+  if (!(r.copy_ceiling.median_s > 0.0)) return nlohmann::json();
+  return {{"median_s", r.copy_ceiling.median_s}, {"min_s", r.copy_ceiling.min_s},
+          {"max_s", r.copy_ceiling.max_s},       {"GBps", r.copy_ceiling_GBps},
+          {"shape", r.copy_ceiling_shape},       {"candidates", candidates_json(r.copy_ceiling_candidates)}};
+}
+
+// The run's verdict: every variant's worst error against the deck's mode.
+nlohmann::json run_verification_json(const Record& r) {
+  return {{"mode", to_string(r.config.verify)},
+          {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
+          {"relative_error", finite_or_null(r.worst_relative_error())}};
+}
+
+// What built and ran it: this binary, its Kokkos, the space and the host.
+nlohmann::json provenance_json(const Record& r) {
   const Provenance p = provenance();
-  nlohmann::json doc = {
+  return {{"klmini_version", p.version},
+          {"git_hash", p.git_hash},
+          {"compiler", p.compiler},
+          {"build_type", p.build_type},
+          {"kokkos_version", r.kokkos_version},
+          {"kokkos_backends", r.kokkos_backends},
+          {"kokkos_kernels_version",
+           r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
+          {"execution_space", r.execution_space},
+          {"concurrency", r.concurrency},
+          {"ranks", r.ranks},
+          {"host", p.host},
+          {"date", p.date_utc}};
+}
+
+nlohmann::json or_null_if_empty(const std::string& s) { return s.empty() ? nlohmann::json() : nlohmann::json(s); }
+
+}  // namespace
+
+void write_json(const Record& r, const std::string& path) {
+  const nlohmann::json doc = {
       {"schema_version", kResultsSchemaVersion},
-      {"parameters", params},
+      {"parameters", parameters_json(r)},
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"loss_reproducibility", reproducibility_json(loss_reproducibility(r))},
@@ -380,50 +493,19 @@ void write_json(const Record& r, const std::string& path) {
       {"rank_clock", to_string(r.rank_clock)},
       {"oversubscribed", r.oversubscribed},
       {"oversubscription", r.oversubscription},
-      {"ceiling",
-       {{"median_s", r.ceiling.median_s},
-        {"min_s", r.ceiling.min_s},
-        {"max_s", r.ceiling.max_s},
-        {"uncovered_launches", r.ceiling.uncovered},
-        {"bytes", r.input_bytes},
-        {"shape", r.ceiling_shape},
-        {"candidates", candidates_json(r.ceiling_candidates)}}},
-      {"copy_ceiling", r.copy_ceiling.median_s > 0.0
-                           ? nlohmann::json{{"median_s", r.copy_ceiling.median_s},
-                                            {"min_s", r.copy_ceiling.min_s},
-                                            {"max_s", r.copy_ceiling.max_s},
-                                            {"GBps", r.copy_ceiling_GBps},
-                                            {"shape", r.copy_ceiling_shape},
-                                            {"candidates", candidates_json(r.copy_ceiling_candidates)}}
-                           : nlohmann::json()},
+      {"ceiling", read_ceiling_json(r)},
+      {"copy_ceiling", copy_ceiling_json(r)},
       {"fused_shape", fused_shape_json(r)},
-      {"one_pass_over_two_passes",
-       one_pass_over_two_passes(r) ? nlohmann::json(*one_pass_over_two_passes(r)) : nlohmann::json()},
-      {"results", results},
-      {"left_out", left_out},
-      {"verification",
-       {{"mode", to_string(r.config.verify)},
-        {"passed", r.config.verify == VerifyMode::off ? nlohmann::json() : nlohmann::json(!r.verification_failed())},
-        {"relative_error", finite_or_null(r.worst_relative_error())}}},
-      {"output", r.output_written.empty() ? nlohmann::json() : nlohmann::json(r.output_written)},
-      {"grad_output", r.grad_written.empty() ? nlohmann::json() : nlohmann::json(r.grad_written)},
+      {"one_pass_over_two_passes", optional_json(one_pass_over_two_passes(r))},
+      {"results", results_json(r)},
+      {"left_out", left_out_json(r)},
+      {"verification", run_verification_json(r)},
+      {"output", or_null_if_empty(r.output_written)},
+      {"grad_output", or_null_if_empty(r.grad_written)},
       {"memory", {{"space_bytes", r.space_bytes}, {"host_bytes", r.host_bytes}}},
       {"setup_s", r.setup_s},
       {"reference_s", r.reference_s},
-      {"provenance",
-       {{"klmini_version", p.version},
-        {"git_hash", p.git_hash},
-        {"compiler", p.compiler},
-        {"build_type", p.build_type},
-        {"kokkos_version", r.kokkos_version},
-        {"kokkos_backends", r.kokkos_backends},
-        {"kokkos_kernels_version",
-         r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
-        {"execution_space", r.execution_space},
-        {"concurrency", r.concurrency},
-        {"ranks", r.ranks},
-        {"host", p.host},
-        {"date", p.date_utc}}}};
+      {"provenance", provenance_json(r)}};
   errno = 0;
   std::ofstream out(path, std::ios::trunc);
   if (!out) throw DataFileError(path, "cannot write JSON file: " + os_error());

@@ -142,11 +142,22 @@ void choose_fused_shape(const Config& c, const Problem<Space, T>& p, const Comm&
   rec.fused_shape_choice = ShapeChoice::trial;
 }
 
+// What timing and checking a kernel needs of the run around it: set up once, shared by every
+// planned kernel.
+template <class Space, class T>
+struct KernelBench {
+  const Config& config;
+  const Outputs<Space>& outputs;
+  const Checker<Space, T>& checker;
+  const RowRange& rows;  // this rank's
+  const Comm& comm;
+  const Record& record;  // its ceilings, which the kernel's rate is a fraction of
+};
+
 // Times one planned kernel and checks what it computed.
 template <class Space, class T>
-VariantResult time_and_check(const PlannedKernel<Space>& k, const Config& c, const Outputs<Space>& out,
-                             const Checker<Space, T>& checker, const RowRange& mine, const Comm& comm,
-                             const Record& rec) {
+VariantResult time_and_check(const PlannedKernel<Space>& k, const KernelBench<Space, T>& bench) {
+  const auto& [c, out, checker, mine, comm, rec] = bench;  // in the order of KernelBench
   const VariantInfo& info = *k.variant;
   VariantResult v;
   v.variant = std::string(info.name);
@@ -235,9 +246,10 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   phase.emplace("klmini::reference");
   const Checker<Space, T> checker(c, p, mine, comm);
   rec.reference_s = checker.reference_seconds();
+  const KernelBench<Space, T> bench{c, out, checker, mine, comm, rec};
   for (const PlannedKernel<Space>& k : plan) {
     phase.emplace("klmini::variant::" + std::string(k.variant->name));
-    rec.results.push_back(time_and_check(k, c, out, checker, mine, comm, rec));
+    rec.results.push_back(time_and_check(k, bench));
   }
   rec.loss = rec.results.front().loss;
   phase.emplace("klmini::output");

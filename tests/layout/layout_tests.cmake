@@ -1,8 +1,15 @@
-# The source tree keeps its layers (tests/layout/check_layers.py). Included by
-# tests/CMakeLists.txt after find_package(Python3 COMPONENTS Interpreter).
+# The source tree keeps its layers (tests/layout/check_layers.py) and its functions short
+# (tests/layout/function_length.py). Included by tests/CMakeLists.txt after
+# find_package(Python3 COMPONENTS Interpreter).
 if(Python3_FOUND)
   add_test(NAME layout/layers
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/check_layers.py ${PROJECT_SOURCE_DIR})
+  # The function-length scanner, on snippets whose functions it must find and measure.
+  add_test(NAME layout/function_length_self_test
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/function_length.py --self-test)
+  # No function in src/, miniapp/ or bench/ is longer than 60 lines.
+  add_test(NAME layout/function_length
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/function_length.py ${PROJECT_SOURCE_DIR})
 endif()
 # The code is formatted by .clang-format, with the clang-format it was written for (14, Debian
 # bookworm's: another major version formats differently, so it is not used for the check).
