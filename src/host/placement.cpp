@@ -2,6 +2,7 @@
 
 #include <stdlib.h>  // setenv
 
+#include <dirent.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -70,14 +71,16 @@ Oversubscription find_oversubscription(const std::vector<RankPlacement>& ranks) 
   return o;
 }
 
-std::vector<int> affinity_cpus() {
-  // A mask sized for the CPUs configured, grown while the kernel's is larger (EINVAL).
+namespace {
+// The CPUs thread `tid` (0: the calling one) may run on, ascending; empty when unknown. A mask
+// sized for the CPUs configured, grown while the kernel's is larger (EINVAL).
+std::vector<int> thread_affinity(pid_t tid) {
   for (long n = std::max(sysconf(_SC_NPROCESSORS_CONF), 64L); n <= (1L << 20); n *= 2) {
     cpu_set_t* set = CPU_ALLOC(n);
     if (!set) return {};
     const std::size_t bytes = CPU_ALLOC_SIZE(n);
     CPU_ZERO_S(bytes, set);
-    if (sched_getaffinity(0, bytes, set) == 0) {
+    if (sched_getaffinity(tid, bytes, set) == 0) {
       std::vector<int> cpus;
       for (long c = 0; c < n; ++c)
         if (CPU_ISSET_S(c, bytes, set)) cpus.push_back(int(c));
@@ -89,6 +92,24 @@ std::vector<int> affinity_cpus() {
     if (error != EINVAL) return {};
   }
   return {};
+}
+}  // namespace
+
+std::vector<int> affinity_cpus() {
+  // The union over the process's threads: with OMP_PROC_BIND set, the OpenMP runtime binds each
+  // thread (the first one too, as it loads) to its own place, so one thread's mask is one CPU;
+  // the threads together cover the CPUs the run computes on.
+  std::set<int> cpus;
+  if (DIR* tasks = opendir("/proc/self/task")) {
+    while (const dirent* entry = readdir(tasks)) {
+      const long tid = std::strtol(entry->d_name, nullptr, 10);
+      if (tid <= 0) continue;
+      for (const int c : thread_affinity(pid_t(tid))) cpus.insert(c);
+    }
+    closedir(tasks);
+  }
+  if (cpus.empty()) return thread_affinity(0);
+  return {cpus.begin(), cpus.end()};
 }
 
 Oversubscription check_oversubscription(const Comm& comm, int threads) {

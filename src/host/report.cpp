@@ -275,6 +275,9 @@ void print_notes(const Record& r, std::ostream& os) {
   print_uncovered_note(r, "ceiling_read", r.ceiling, os);
   print_uncovered_note(r, "ceiling_copy", r.copy_ceiling, os);
   for (const auto& v : r.results) print_uncovered_note(r, v.variant, v.time, os);
+  for (const auto& v : r.results)
+    if (const VariantInfo* variant = find_variant(v.variant); variant && !variant->slower_by_design.empty())
+      os << "  note: " << v.variant << " is slower by design: " << variant->slower_by_design << "\n";
   if (const auto ratio = one_pass_over_two_passes(r)) {
     char line[256];
     std::snprintf(line, sizeof line,
