@@ -267,14 +267,30 @@ void print_uncovered_note(const Record& r, const std::string& name, const Timing
        << " timed runs were launched after the timer's L2 flush had ended; they may include launch time\n";
 }
 
-// Below the table: each verification's detail, the timings that may include launch time, and
-// what one pass saves over two.
+// Repeats whose slowest is this much above the fastest: the machine was not the run's alone
+// (other processes, a shared host, frequency changes), and medians and fractions less sure.
+constexpr double kNoisySpread = 0.20;
+
+void print_noisy_note(const std::string& name, const TimingStats& t, std::ostream& os) {
+  if (t.min_s <= 0.0 || (t.max_s - t.min_s) / t.min_s < kNoisySpread) return;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "  note: %s's timed runs spread %.0f%% from fastest to slowest: a noisy or shared machine; "
+                "its median and fraction of the ceiling are less sure\n",
+                name.c_str(), 100.0 * (t.max_s - t.min_s) / t.min_s);
+  os << line;
+}
+
+// Below the table: each verification's detail, the timings that may include launch time or
+// spread widely, and what one pass saves over two.
 void print_notes(const Record& r, std::ostream& os) {
   for (const auto& v : r.results)
     if (v.verification.mode != VerifyMode::off) os << "  " << v.variant << ": " << v.verification.detail << "\n";
   print_uncovered_note(r, "ceiling_read", r.ceiling, os);
   print_uncovered_note(r, "ceiling_copy", r.copy_ceiling, os);
   for (const auto& v : r.results) print_uncovered_note(r, v.variant, v.time, os);
+  print_noisy_note("ceiling_read", r.ceiling, os);
+  if (!r.results.empty()) print_noisy_note(r.results.front().variant, r.results.front().time, os);
   for (const auto& v : r.results)
     if (const VariantInfo* variant = find_variant(v.variant); variant && !variant->slower_by_design.empty())
       os << "  note: " << v.variant << " is slower by design: " << variant->slower_by_design << "\n";

@@ -31,11 +31,11 @@ klmini::Record sample_record(double loss) {
   r.kokkos_version = "9.9.99";
   r.kokkos_backends = "serial";
   r.input_bytes = 2.0 * 8 * 16 * 4;
-  r.ceiling = {2e-6, 1e-6, 3e-6};
+  r.ceiling = {2e-6, 1.9e-6, 2.1e-6};
   r.ceiling_GBps = r.input_bytes / 2e-6 * 1e-9;
   klmini::VariantResult v;
   v.variant = "fused";
-  v.time = {4e-6, 3e-6, 5e-6};
+  v.time = {4e-6, 3.9e-6, 4.3e-6};
   v.bytes = r.input_bytes;
   v.GBps = v.bytes / 4e-6 * 1e-9;
   v.fraction_of_ceiling = 0.5;
@@ -118,6 +118,20 @@ TEST_CASE("timed runs whose launch the L2 flush did not cover are named, and onl
   CHECK_THAT(noted.str(), ContainsSubstring("note: fused: 3 of " + std::to_string(r.config.repeats) + " timed runs"));
   CHECK_THAT(noted.str(), ContainsSubstring("note: ceiling_read: 1 of"));
   CHECK_THAT(noted.str(), !ContainsSubstring("note: ceiling_copy"));
+}
+
+TEST_CASE("repeats that spread widely are noted as a noisy machine, the product's and the ceiling's") {
+  auto r = sample_record(0.125);
+  r.results[0].time = {4e-6, 3.9e-6, 4.6e-6};  // 17.9%: under the threshold
+  std::ostringstream quiet;
+  klmini::print_results(r, quiet);
+  CHECK_THAT(quiet.str(), !ContainsSubstring("noisy"));
+  r.results[0].time = {4e-6, 3.9e-6, 5.0e-6};  // 28.2%
+  r.ceiling = {2e-6, 1.5e-6, 3e-6};            // 100%
+  std::ostringstream noisy;
+  klmini::print_results(r, noisy);
+  CHECK_THAT(noisy.str(), ContainsSubstring("note: fused's timed runs spread 28% from fastest to slowest"));
+  CHECK_THAT(noisy.str(), ContainsSubstring("note: ceiling_read's timed runs spread 100%"));
 }
 
 TEST_CASE("several ranks: the clock they are timed on, and an oversubscribed run warned of before the FOM") {
