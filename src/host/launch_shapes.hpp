@@ -23,7 +23,8 @@ enum class LaunchShape {
   rows_t256_lean,     // the same, 2 chunks a step (16-bit: 1), held to 32 registers: full occupancy
   rows_t256_b5,       // the same, 4 chunks a step (16-bit: 2), held to 48 registers: 5 teams an SM
   rows_u8_t256,       // fp32: the same, 8 chunks a step (94 registers: 2 teams an SM)
-  rows_t512_lean,     // one team of 512 per row, 2 chunks a step (16-bit: 1), 32 registers
+  rows_u8_t512,       // one team of 512 per row, 8 chunks a step (16-bit: 4)
+  rows_u4_t1024,      // one team of 1024 per row, 4 chunks a step (16-bit: 2), 64 registers
   grid_staged_t1024,  // exact terms on Cuda: the grid whose teams stage the log table in scratch
 };
 
@@ -34,7 +35,7 @@ struct LaunchShapeInfo {
   std::string_view summary;
 };
 
-inline constexpr std::array<LaunchShapeInfo, 13> kLaunchShapes = {{
+inline constexpr std::array<LaunchShapeInfo, 14> kLaunchShapes = {{
     {LaunchShape::automatic, "auto", false, "time every candidate shape, run the fastest"},
     {LaunchShape::rows, "rows", false, "one work item per row"},
     {LaunchShape::segments_2048, "segments_2048", false, "rows cut into 2048-column segments"},
@@ -49,8 +50,10 @@ inline constexpr std::array<LaunchShapeInfo, 13> kLaunchShapes = {{
      "a team of 256 per row, 4 chunks a step (16-bit: 2), at most 48 registers (5 teams an SM)"},
     {LaunchShape::rows_u8_t256, "rows_u8_t256", true,
      "fp32: a team of 256 per row, 8 chunks a step (2 teams an SM: more loads in flight, fewer teams)"},
-    {LaunchShape::rows_t512_lean, "rows_t512_lean", true,
-     "a team of 512 per row, 2 chunks a step (16-bit: 1), at most 32 registers (full occupancy)"},
+    {LaunchShape::rows_u8_t512, "rows_u8_t512", true,
+     "a team of 512 per row, 8 chunks a step (16-bit: 4): 32 elements a thread a step"},
+    {LaunchShape::rows_u4_t1024, "rows_u4_t1024", true,
+     "a team of 1024 per row, 4 chunks a step (16-bit: 2), at most 64 registers"},
     {LaunchShape::grid_staged_t1024, "grid_staged_t1024", true,
      "exact terms: persistent grid of 1024-thread teams that stage the log table"},
 }};

@@ -408,9 +408,9 @@ bool chunks_apply(const Problem<Space, T>& p, const Views&... more) {
 // its fp32 loop 56 registers (4 teams an SM: half occupancy), its 16-bit one 80; the lean one
 // caps them at 32 (launch bounds of 8 teams an SM: full occupancy), the b5 one at 48 (5 teams),
 // each with the most chunks a step that fit without spilling; for fp32 the u8 one takes 8
-// chunks a step (94 registers, 2 teams an SM): long rows read fastest with few teams. The
-// t512 lean one is the lean one with teams of 512 (4 an SM), so that a row of 4096 fp32 (or
-// 8192 16-bit) columns is one step: every load of the row in flight at full occupancy.
+// chunks a step (94 registers, 2 teams an SM): long rows read fastest with few teams. Two
+// wide row shapes give long rows more threads: teams of 512 with 32 elements a thread a step
+// (fp32: 8 chunks, 16-bit: 4), and teams of 1024 with 16 (held to 64 registers).
 inline constexpr int kDeviceUnroll = 2;
 inline constexpr int kDeviceTeam = 256;
 inline constexpr int kStagingTeam = 1024;
@@ -421,6 +421,11 @@ template <class T>
 inline constexpr int kLeanRowsUnroll = sizeof(T) == 4 ? 2 : 1;
 inline constexpr int kLeanRowsTeamsPerSM = 8;
 inline constexpr int kWideTeam = 512;
+// Chunks a step of the wide row shapes: 32 elements a thread (teams of 512), 16 (teams of 1024).
+template <class T>
+inline constexpr int kWideRowsUnroll = 32 / Chunk<T>::lanes;
+template <class T>
+inline constexpr int kWidestRowsUnroll = 16 / Chunk<T>::lanes;
 // The b5 row shape: 4 chunks a step of fp32, 2 of 16-bit types (4 spill under 48 registers).
 template <class T>
 inline constexpr int kB5RowsUnroll = sizeof(T) == 4 ? 4 : 2;
@@ -467,7 +472,8 @@ std::vector<LaunchShape> shape_candidates(const Problem<Space, T>& p) {
     shapes.push_back(S::rows_t256_lean);
     shapes.push_back(S::rows_t256_b5);
     if (sizeof(T) == 4) shapes.push_back(S::rows_u8_t256);
-    shapes.push_back(S::rows_t512_lean);
+    shapes.push_back(S::rows_u8_t512);
+    shapes.push_back(S::rows_u4_t1024);
   }
   return shapes;
 }
@@ -498,10 +504,11 @@ void run_shape(LaunchShape shape, const char* label, const Problem<Space, T>& p,
       return run_row_sums<kLeanRowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kLeanRowsTeamsPerSM>>(label, p, out, op,
                                                                                                       kDeviceTeam);
     case S::rows_u8_t256: return run_row_sums<2 * kRowSumsUnroll>(label, p, out, op, kDeviceTeam);
-    case S::rows_t512_lean:
-      return run_row_sums<kLeanRowsUnroll<T>,
-                          Kokkos::LaunchBounds<kWideTeam, kLeanRowsTeamsPerSM * kDeviceTeam / kWideTeam>>(
-          label, p, out, op, kWideTeam);
+    case S::rows_u8_t512:
+      return run_row_sums<kWideRowsUnroll<T>, Kokkos::LaunchBounds<kWideTeam, 1>>(label, p, out, op, kWideTeam);
+    case S::rows_u4_t1024:
+      return run_row_sums<kWidestRowsUnroll<T>, Kokkos::LaunchBounds<kStagingTeam, 1>>(label, p, out, op,
+                                                                                       kStagingTeam);
     case S::rows_t256_b5:
       return run_row_sums<kB5RowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kB5RowsTeamsPerSM>>(label, p, out, op,
                                                                                                   kDeviceTeam);
