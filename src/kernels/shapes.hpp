@@ -507,8 +507,7 @@ void run_shape(LaunchShape shape, const char* label, const Problem<Space, T>& p,
     case S::rows_u8_t512:
       return run_row_sums<kWideRowsUnroll<T>, Kokkos::LaunchBounds<kWideTeam, 1>>(label, p, out, op, kWideTeam);
     case S::rows_u4_t1024:
-      return run_row_sums<kWidestRowsUnroll<T>, Kokkos::LaunchBounds<kStagingTeam, 1>>(label, p, out, op,
-                                                                                       kStagingTeam);
+      return run_row_sums<kWidestRowsUnroll<T>, Kokkos::LaunchBounds<kStagingTeam, 1>>(label, p, out, op, kStagingTeam);
     case S::rows_t256_b5:
       return run_row_sums<kB5RowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kB5RowsTeamsPerSM>>(label, p, out, op,
                                                                                                   kDeviceTeam);
