@@ -426,6 +426,12 @@ template <class T>
 inline constexpr int kWideRowsUnroll = 32 / Chunk<T>::lanes;
 template <class T>
 inline constexpr int kWidestRowsUnroll = 16 / Chunk<T>::lanes;
+inline constexpr int kWidestTeam = 1024;
+// The farthest a row shape's step reaches, in chunks: the wide shape's fp32 step, which no other
+// row shape's (nor a 16-bit one's) exceeds; row_shapes_apply keeps a row's indices clear of it.
+inline constexpr int kRowsStepReach = kWideRowsUnroll<float> * kWideTeam;
+static_assert(kWidestRowsUnroll<float> * kWidestTeam <= kRowsStepReach &&
+              2 * kRowSumsUnroll * kDeviceTeam <= kRowsStepReach);
 // The b5 row shape: 4 chunks a step of fp32, 2 of 16-bit types (4 spill under 48 registers).
 template <class T>
 inline constexpr int kB5RowsUnroll = sizeof(T) == 4 ? 4 : 2;
@@ -439,8 +445,7 @@ inline constexpr std::int64_t kRowSumsMinVocab = 65536;
 template <class Space, class T>
 bool row_shapes_apply(const Problem<Space, T>& p) {
   const std::int64_t chunks_per_row = p.vocab / Chunk<T>::lanes;
-  return chunks_apply(p) && p.tokens <= 2147483647 &&
-         chunks_per_row + std::int64_t(kRowSumsUnroll) * kStagingTeam < 2147483647;
+  return chunks_apply(p) && p.tokens <= 2147483647 && chunks_per_row + kRowsStepReach < 2147483647;
 }
 
 template <class Space>
@@ -507,7 +512,7 @@ void run_shape(LaunchShape shape, const char* label, const Problem<Space, T>& p,
     case S::rows_u8_t512:
       return run_row_sums<kWideRowsUnroll<T>, Kokkos::LaunchBounds<kWideTeam, 1>>(label, p, out, op, kWideTeam);
     case S::rows_u4_t1024:
-      return run_row_sums<kWidestRowsUnroll<T>, Kokkos::LaunchBounds<kStagingTeam, 1>>(label, p, out, op, kStagingTeam);
+      return run_row_sums<kWidestRowsUnroll<T>, Kokkos::LaunchBounds<kWidestTeam, 1>>(label, p, out, op, kWidestTeam);
     case S::rows_t256_b5:
       return run_row_sums<kB5RowsUnroll<T>, Kokkos::LaunchBounds<kDeviceTeam, kB5RowsTeamsPerSM>>(label, p, out, op,
                                                                                                   kDeviceTeam);
