@@ -238,7 +238,8 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   rec.ranks = comm.size();
   rec.rank_clock = comm.rank_clock();
   // A host space's concurrency is its threads on the cores; a device's rank drives it from one.
-  const Oversubscription over = check_oversubscription(comm, is_host_space<Space>() ? rec.concurrency : 1);
+  rec.placements = gather_placements(comm, is_host_space<Space>() ? rec.concurrency : 1, space_gpu<Space>());
+  const Oversubscription over = find_oversubscription(rec.placements);
   rec.oversubscribed = over.oversubscribed;
   rec.oversubscription = over.message;
   const std::vector<Variant> timed = timed_variants(c);
