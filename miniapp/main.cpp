@@ -47,10 +47,14 @@ std::string version_text() {
          (kernels.empty() ? std::string("no Kokkos Kernels") : "Kokkos Kernels " + kernels) + ")";
 }
 
+void print_error(const klmini::Comm& comm, const std::string& message) {
+  std::cerr << "klmini: " << message << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << "\n";
+}
+
 // Prints an error and returns its exit code. An error on one rank must end all of them (the
 // others would wait in a collective).
 int fail(const klmini::Comm& comm, int code, const std::string& message) {
-  std::cerr << "klmini: " << message << (comm.size() > 1 ? " (rank " + std::to_string(comm.rank()) + ")" : "") << "\n";
+  print_error(comm, message);
   if (comm.size() > 1) comm.abort(code);
   return code;
 }
@@ -122,12 +126,21 @@ int run_and_report(const klmini::Config& config, const Arguments& args, const kl
       klmini::print_summary(r, std::cout);
       std::cout.flush();
     });
+    std::string error;  // rank 0 writes; the others wait for its verdict, so none is left behind
     if (comm.root()) {
-      klmini::print_results(record, std::cout);
-      if (!args.json.empty()) klmini::write_json(record, args.json);
-      if (!args.csv.empty()) klmini::append_csv(record, args.csv);
+      try {
+        klmini::print_results(record, std::cout);
+        if (!args.json.empty()) klmini::write_json(record, args.json);
+        if (!args.csv.empty()) klmini::append_csv(record, args.csv);
+      } catch (const klmini::InputError& e) {
+        error = e.what();
+      }
     }
+    klmini::fail_together(comm, error);
     return record.verification_failed() ? kExitVerificationFailed : 0;
+  } catch (const klmini::EveryRankError& e) {  // every rank is here: each exits by itself
+    if (e.speaks()) print_error(comm, std::string("error: ") + e.what());
+    return kExitBadInput;
   } catch (const klmini::InputError& e) {
     return fail(comm, kExitBadInput, std::string("error: ") + e.what());
   } catch (const std::exception& e) {

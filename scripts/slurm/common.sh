@@ -103,6 +103,51 @@ klmini_args() {
   for kv in "${sets[@]}"; do set_args+=(--set "$kv"); done
 }
 
+# klmini_doubling_up_to N: "1,2,4,...", the powers of two up to N, then N when it is not one.
+klmini_doubling_up_to() {
+  local top=$1 list=1 n=2
+  while ((n <= top)); do list="$list,$n"; n=$((n * 2)); done
+  ((top > 1 && (top & (top - 1)))) && list="$list,$top"
+  echo "$list"
+}
+
+# klmini_gpu_layout: "GPUS TASKS", this node's GPUs and tasks in the job's allocation, from what
+# Slurm sets for the way the job asked for them (--gpus-per-node, --gpus-per-task,
+# --ntasks-per-gpu, --ntasks-per-node, --ntasks):
+#   tasks  SLURM_NTASKS_PER_NODE, else the first count of SLURM_TASKS_PER_NODE ("4(x2)": 4),
+#          else SLURM_NTASKS_PER_GPU x GPUs, else GPUs / SLURM_GPUS_PER_TASK, else 1 per GPU
+#   GPUs   SLURM_GPUS_ON_NODE, else SLURM_GPUS_PER_NODE ("h100:4": 4), else SLURM_GPUS_PER_TASK x
+#          tasks; outside a job the GPUs nvidia-smi lists; else 0
+# At least one task. Each rank then uses the GPU numbered by its local rank modulo the GPUs it
+# sees (Kokkos' --kokkos-map-device-id-by=mpi_rank): one GPU per rank, and with
+# --ntasks-per-gpu=K, K ranks per GPU.
+klmini_gpu_layout() {
+  local gpus="" tasks=""
+  tasks=${SLURM_NTASKS_PER_NODE:-}
+  [[ -n "$tasks" || -z "${SLURM_TASKS_PER_NODE:-}" ]] || tasks=${SLURM_TASKS_PER_NODE%%[(,]*}
+  if [[ -n "${SLURM_GPUS_ON_NODE:-}" ]]; then
+    gpus=$SLURM_GPUS_ON_NODE
+  elif [[ -n "${SLURM_GPUS_PER_NODE:-}" ]]; then
+    gpus=${SLURM_GPUS_PER_NODE##*:}
+  elif [[ -n "${SLURM_GPUS_PER_TASK:-}" && -n "$tasks" ]]; then
+    gpus=$((${SLURM_GPUS_PER_TASK##*:} * tasks))
+  elif [[ -z "${SLURM_JOB_ID:-}" ]]; then
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  fi
+  [[ "$gpus" =~ ^[0-9]+$ ]] || gpus=0
+  if [[ -z "$tasks" ]]; then
+    if [[ -n "${SLURM_NTASKS_PER_GPU:-}" ]]; then
+      tasks=$((SLURM_NTASKS_PER_GPU * gpus))
+    elif [[ -n "${SLURM_GPUS_PER_TASK:-}" ]] && ((${SLURM_GPUS_PER_TASK##*:} > 0)); then
+      tasks=$((gpus / ${SLURM_GPUS_PER_TASK##*:}))
+    else
+      tasks=$gpus
+    fi
+  fi
+  [[ "$tasks" =~ ^[0-9]+$ ]] && ((tasks >= 1)) || tasks=1
+  echo "$gpus $tasks"
+}
+
 # Runs the plots over the CSVs that exist; a job whose sweeps or plots failed exits 1, so Slurm
 # records it as FAILED and `afterok` dependencies do not start.
 klmini_finish() {

@@ -11,6 +11,7 @@
 #include <mpi.h>
 #endif
 
+#include "host/errors.hpp"
 #include "numerics/fixed_sum.hpp"
 
 namespace klmini {
@@ -107,6 +108,7 @@ Comm::Comm() {
     MPI_Comm local;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local);
     MPI_Comm_size(local, &node_size_);
+    MPI_Comm_rank(local, &node_rank_);
     node_ = rank_;
     MPI_Allreduce(MPI_IN_PLACE, &node_, 1, MPI_INT, MPI_MIN, local);
     MPI_Comm_free(&local);
@@ -182,6 +184,21 @@ FixedSum Comm::sum(const FixedSum& x) const {
   return x;
 }
 
+double Comm::node_sum(double x) const {
+#ifdef KLMINI_HAVE_MPI
+  if (size_ > 1) {  // every rank's (node, x), added up for this rank's node
+    const double mine[2] = {double(node_), x};
+    std::vector<double> all(2 * static_cast<std::size_t>(size_));
+    MPI_Allgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    double total = 0.0;
+    for (int r = 0; r < size_; ++r)
+      if (all[2 * std::size_t(r)] == double(node_)) total += all[2 * std::size_t(r) + 1];
+    return total;
+  }
+#endif
+  return x;
+}
+
 double Comm::max(double x) const {
 #ifdef KLMINI_HAVE_MPI
   if (size_ > 1) MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -244,6 +261,12 @@ void Comm::abort(int code) const {
   if (size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
 #endif
   std::exit(code);
+}
+
+void fail_together(const Comm& comm, const std::string& error) {
+  const double first = comm.min(error.empty() ? double(comm.size()) : double(comm.rank()));
+  if (first >= double(comm.size())) return;
+  throw EveryRankError(error, double(comm.rank()) == first);
 }
 
 RowRange rows_of_rank(std::int64_t tokens, int rank, int size) {

@@ -44,6 +44,8 @@ class Comm {
   // Every rank gets the exact total (the ranks' words gathered and added as integers), the
   // same for any split of the units among the ranks.
   FixedSum sum(const FixedSum& x) const;
+  // Every rank gets the sum of `x` over the ranks of its own node.
+  double node_sum(double x) const;
   double max(double x) const;
   double min(double x) const;
   bool all(bool x) const;
@@ -53,10 +55,11 @@ class Comm {
   std::vector<std::vector<std::int64_t>> gather(const std::vector<std::int64_t>& words) const;
   [[noreturn]] void abort(int code) const;  // ends every rank (a rank alone cannot fail politely)
 
-  // The ranks that share this rank's node (MPI_COMM_TYPE_SHARED): how many, and the world rank
-  // of the first of them, which names the node.
+  // The ranks that share this rank's node (MPI_COMM_TYPE_SHARED): how many, the world rank of
+  // the first of them, which names the node, and this rank's place among them (its local rank).
   int node_size() const { return node_size_; }
   int node() const { return node_; }
+  int node_rank() const { return node_rank_; }
   RankClock rank_clock() const;
   // Seconds on rank_clock()'s clock (per_rank_elapsed: this rank's steady clock).
   double now() const;
@@ -64,9 +67,14 @@ class Comm {
  private:
   Comm();
   int rank_ = 0, size_ = 1;
-  int node_size_ = 1, node_ = 0;
+  int node_size_ = 1, node_ = 0, node_rank_ = 0;
   bool wtime_global_ = false;
 };
+
+// Collective: when `error` is not empty on some rank, every rank throws EveryRankError with it,
+// spoken by the first such rank; returns on every rank when it is empty on all of them. For
+// errors found where all ranks meet, so that each rank exits by itself (no MPI_Abort).
+void fail_together(const Comm& comm, const std::string& error);
 
 struct RowRange {
   std::int64_t begin = 0, count = 0;

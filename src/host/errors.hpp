@@ -52,4 +52,16 @@ class DoesNotFit : public InputError {
   using InputError::InputError;
 };
 
+// An error that every rank raises together, after a collective found it on at least one of them
+// (fail_together, host/comm.hpp): each rank exits by itself with the input error's code, none is
+// left waiting in a collective. Only the rank that `speaks` (the first that found it) prints it.
+class EveryRankError : public InputError {
+ public:
+  EveryRankError(const std::string& what, bool speaks) : InputError(what), speaks_(speaks) {}
+  bool speaks() const { return speaks_; }
+
+ private:
+  bool speaks_;
+};
+
 }  // namespace klmini

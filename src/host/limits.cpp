@@ -221,6 +221,19 @@ void check_memory(const MemoryNeed& need, bool host_memory, const std::string& s
                      gib(double(host_available)) + " are available" + limit + "; try verify = \"sample\"");
 }
 
+double host_bytes_on_node(const MemoryNeed& need, bool host_memory) {
+  return host_memory ? need.space_bytes + need.host_bytes : need.host_bytes;
+}
+
+void check_node_memory(double node_host_bytes, int ranks_on_node, const HostMemory& host, const Config& c) {
+  if (host.bytes < 0 || node_host_bytes <= double(host.bytes)) return;
+  throw DoesNotFit("the " + std::to_string(ranks_on_node) + " ranks on this node need " + gib(node_host_bytes) +
+                   " of host memory together (tokens x vocab = " + std::to_string(c.tokens) + " x " +
+                   std::to_string(c.vocab) + " split across the ranks), but " + gib(double(host.bytes)) +
+                   " are available on the node (" + host.limit + "); use fewer ranks per node, fewer tokens or " +
+                   "more nodes");
+}
+
 void check_sum_units(std::int64_t rows, std::int64_t units_per_row, std::int64_t max_units,
                      const std::string& space_name) {
   if (units_per_row <= 0 || rows <= max_units / units_per_row) return;

@@ -45,6 +45,16 @@ HostMemory host_available_memory(const std::string& root = "");
 void check_memory(const MemoryNeed& need, bool host_memory, const std::string& space_name, std::int64_t space_available,
                   const HostMemory& host, const Config& c);
 
+// Throws DoesNotFit when the `ranks_on_node` ranks of one node need more host memory together,
+// `node_host_bytes` (Comm::node_sum of each rank's host_bytes_on_node), than `host` says is
+// available: each rank's share may fit alone, but the node's memory and a job's cgroup are
+// shared by all of them.
+void check_node_memory(double node_host_bytes, int ranks_on_node, const HostMemory& host, const Config& c);
+
+// The host memory a rank's need takes from its node: all of it when the space is host memory,
+// else only its host part.
+double host_bytes_on_node(const MemoryNeed& need, bool host_memory);
+
 // The last-level cache of this machine's CPUs in bytes: the size of the highest cache level
 // summed over its distinct instances (sockets, or AMD's core complexes), from sysfs; -1 when
 // sysfs does not say. Inputs that fit in it are read at the cache's speed, not memory's.

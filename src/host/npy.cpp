@@ -244,9 +244,12 @@ void read_npy_rows(const std::string& path, const NpyHeader& header, std::int64_
   const std::int64_t item = npy_item_bytes(header.descr);
   in.seekg(header.data_offset + row_begin * cols * item);
   const std::int64_t bytes = row_count * cols * item;
-  if (!in.read(reinterpret_cast<char*>(dest), bytes))
-    throw DataFileError(path,
-                        "read failed after " + std::to_string(in.gcount()) + " of " + std::to_string(bytes) + " bytes");
+  if (!in.read(reinterpret_cast<char*>(dest), bytes)) {
+    // A short read without errno is the file's end: it shrank after its header was checked.
+    const std::string reason = errno != 0 ? os_error() : "the file ended early (changed since its header was read?)";
+    throw DataFileError(path, "read failed after " + std::to_string(in.gcount()) + " of " + std::to_string(bytes) +
+                                  " bytes: " + reason);
+  }
 }
 
 namespace {
@@ -294,7 +297,7 @@ void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std:
                               std::int64_t rows, const float* data, const Comm& comm) {
   const std::string tmp = path + ".tmp";
   const std::string header = npy_header(tokens, vocab);
-  bool ok = true;
+  const std::string on_rank = comm.size() > 1 ? " on rank " + std::to_string(comm.rank()) : "";
   std::string why;
   if (comm.root()) {  // the header and the file's full length, before any rank writes its rows
     errno = 0;
@@ -304,29 +307,30 @@ void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std:
     const std::string reason = out ? std::string() : os_error();
     std::error_code ec;
     if (out) std::filesystem::resize_file(tmp, header.size() + std::uint64_t(tokens * vocab) * sizeof(float), ec);
-    ok = out && !ec;
-    if (!ok) why = "cannot create output file (" + tmp + "): " + (ec ? ec.message() : reason);
+    if (!out || ec) why = path + ": cannot create output file (" + tmp + "): " + (ec ? ec.message() : reason);
   }
-  if (!comm.all(ok)) throw DataFileError(path, why.empty() ? "rank 0 could not create the output file" : why);
+  fail_together(comm, why);
   {
+    errno = 0;
     std::fstream out(tmp, std::ios::binary | std::ios::in | std::ios::out);
+    if (!out) why = path + ": cannot open " + tmp + on_rank + ": " + os_error();
     out.seekp(static_cast<std::streamoff>(header.size() + std::uint64_t(row_begin * vocab) * sizeof(float)));
     out.write(reinterpret_cast<const char*>(data), rows * vocab * std::int64_t(sizeof(float)));
     out.flush();
-    ok = static_cast<bool>(out);
+    if (why.empty() && !out) why = path + ": write failed" + on_rank + ": " + os_error();
   }
-  if (!comm.all(ok)) {
+  try {
+    fail_together(comm, why);
+  } catch (const EveryRankError&) {
     if (comm.root()) std::remove(tmp.c_str());
-    throw DataFileError(path, "write failed on at least one rank (disk full?)");
+    throw;
   }
   if (comm.root()) {
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
-    ok = !ec;
-    if (!ok) why = ec.message();
+    if (ec) why = path + ": cannot rename " + tmp + " into place: " + ec.message();
   }
-  if (!comm.all(ok))
-    throw DataFileError(path, "cannot rename " + tmp + " into place" + (why.empty() ? "" : ": " + why));
+  fail_together(comm, why);
 }
 
 }  // namespace klmini

@@ -40,7 +40,8 @@ void write_npy_f32(const std::string& path, std::int64_t rows, std::int64_t cols
 
 // The same, written by every rank of `comm` at once: rank r holds rows
 // [row_begin, row_begin + rows) of the tokens x vocab matrix. Collective; the temporary file is
-// renamed into place once every rank has written its rows.
+// renamed into place once every rank has written its rows. A step that fails on any rank
+// throws EveryRankError on all of them, naming the rank and the system's reason.
 class Comm;
 void write_npy_f32_collective(const std::string& path, std::int64_t tokens, std::int64_t vocab, std::int64_t row_begin,
                               std::int64_t rows, const float* data, const Comm& comm);

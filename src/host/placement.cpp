@@ -112,13 +112,15 @@ std::vector<int> affinity_cpus() {
   return {cpus.begin(), cpus.end()};
 }
 
-Oversubscription check_oversubscription(const Comm& comm, int threads) {
+std::vector<RankPlacement> gather_placements(const Comm& comm, int threads, RankGpu gpu) {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) name[0] = '\0';
   const std::string host = *name ? name : "?";
   const std::vector<int> cpus = affinity_cpus();
-  // Node, threads, the CPU count and ids, then the host name's characters.
-  std::vector<std::int64_t> words = {comm.node(), threads, std::int64_t(cpus.size())};
+  // Node, threads, local rank, GPU and GPUs seen, the CPU count and ids, then the host name.
+  constexpr std::size_t kFixed = 6;
+  std::vector<std::int64_t> words = {comm.node(), threads,     comm.node_rank(),
+                                     gpu.id,      gpu.visible, std::int64_t(cpus.size())};
   words.insert(words.end(), cpus.begin(), cpus.end());
   words.insert(words.end(), host.begin(), host.end());
   std::vector<RankPlacement> ranks;
@@ -129,12 +131,37 @@ Oversubscription check_oversubscription(const Comm& comm, int threads) {
     r.rank = comm.root() ? int(k) : comm.rank();
     r.node = int(w[0]);
     r.threads = int(w[1]);
-    const auto n = std::size_t(w[2]);
-    r.cpus.assign(w.begin() + 3, w.begin() + 3 + std::ptrdiff_t(n));
-    for (std::size_t i = 3 + n; i < w.size(); ++i) r.host.push_back(static_cast<char>(w[i]));
+    r.local_rank = int(w[2]);
+    r.gpu = {int(w[3]), int(w[4])};
+    const auto n = std::size_t(w[5]);
+    r.cpus.assign(w.begin() + kFixed, w.begin() + std::ptrdiff_t(kFixed + n));
+    for (std::size_t i = kFixed + n; i < w.size(); ++i) r.host.push_back(static_cast<char>(w[i]));
     ranks.push_back(r);
   }
-  return find_oversubscription(ranks);
+  return ranks;
+}
+
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  if (cpus.empty()) return "?";
+  std::string text;
+  for (std::size_t k = 0; k < cpus.size();) {
+    std::size_t end = k;  // the run of consecutive ids from cpus[k]
+    while (end + 1 < cpus.size() && cpus[end + 1] == cpus[end] + 1) ++end;
+    text += (text.empty() ? "" : ",") + std::to_string(cpus[k]);
+    if (end > k) text += "-" + std::to_string(cpus[end]);
+    k = end + 1;
+  }
+  return text;
+}
+
+std::string placement_text(const RankPlacement& r) {
+  std::string text = "host " + r.host + ", local rank " + std::to_string(r.local_rank) + ", " +
+                     count_of(r.threads, "thread") + " on CPUs " + cpu_list_text(r.cpus) + "; ";
+  if (r.gpu.id < 0) return text + "no GPU";
+  text += "GPU " + std::to_string(r.gpu.id) + " of the " + std::to_string(r.gpu.visible) + " it sees";
+  const std::string rule = "local rank " + std::to_string(r.local_rank) + " mod " + std::to_string(r.gpu.visible);
+  if (r.gpu.visible > 0 && r.gpu.id == r.local_rank % r.gpu.visible) return text + " (" + rule + ")";
+  return text + ", not " + rule + " (--kokkos-map-device-id-by=mpi_rank picks that one)";
 }
 
 namespace {

@@ -10,12 +10,20 @@
 
 namespace klmini {
 
+// The GPU a rank computes on: its number among the GPUs the rank sees, and how many it sees.
+struct RankGpu {
+  int id = -1;  // -1: none (a host backend)
+  int visible = 0;
+};
+
 struct RankPlacement {
   int rank = 0;
   int node = 0;           // the same for every rank of one node (Comm::node())
   std::string host;       // the node's name, for the message
   int threads = 1;        // threads the rank computes with
-  std::vector<int> cpus;  // the CPU ids of its affinity mask; empty when unknown
+  std::vector<int> cpus;  // the CPU ids of its affinity mask, as the rank reads it; empty when unknown
+  int local_rank = 0;     // among the ranks of its node (Comm::node_rank())
+  RankGpu gpu;
 };
 
 struct Oversubscription {
@@ -31,9 +39,17 @@ Oversubscription find_oversubscription(const std::vector<RankPlacement>& ranks);
 // The CPUs this process may run on (sched_getaffinity), ascending; empty when unknown.
 std::vector<int> affinity_cpus();
 
-// Collective: every rank's placement, with `threads` threads, gathered on rank 0 and judged
-// there. Rank 0's answer is the run's; the other ranks' judge only themselves.
-Oversubscription check_oversubscription(const Comm& comm, int threads);
+// Collective: every rank's placement, with `threads` threads and `gpu`, gathered on rank 0; the
+// other ranks get only their own (so that find_oversubscription judges only themselves there).
+std::vector<RankPlacement> gather_placements(const Comm& comm, int threads, RankGpu gpu = {});
+
+// A CPU list the way Linux writes one (Cpus_allowed_list): "0-3,8,10-11"; "?" when empty.
+std::string cpu_list_text(const std::vector<int>& cpus);
+
+// The report's line for a rank: its node, local rank, threads and CPUs, and its GPU against the
+// rule that gives each rank one: the GPU numbered by its local rank modulo the GPUs it sees
+// (Kokkos' --kokkos-map-device-id-by=mpi_rank; with Slurm's --gpus-per-task each rank sees one).
+std::string placement_text(const RankPlacement& r);
 
 // Thread binding. GNU's and LLVM's OpenMP runtimes read OMP_PROC_BIND and OMP_PLACES once, as
 // the library loads, so a binding reaches a process only through its environment at start: when

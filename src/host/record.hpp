@@ -7,6 +7,7 @@
 
 #include "host/comm.hpp"
 #include "host/config.hpp"
+#include "host/placement.hpp"
 #include "host/variants.hpp"
 #include "host/verify.hpp"
 
@@ -45,9 +46,10 @@ struct Record {
   int ranks = 1;        // MPI ranks, each with its share of the tokens
   // How several ranks' timed runs are put on one time line (src/run/time_kernel.hpp).
   RankClock rank_clock = RankClock::own_timer;
-  bool oversubscribed = false;   // more threads than CPUs somewhere (host/placement.hpp)
-  std::string oversubscription;  // what is oversubscribed; empty when nothing is
-  std::string thread_binding;    // an OpenMP backend's OMP_PROC_BIND/OMP_PLACES (thread_binding())
+  std::vector<RankPlacement> placements;  // every rank's node, CPUs and GPU (rank 0's view: all)
+  bool oversubscribed = false;            // more threads than CPUs somewhere (host/placement.hpp)
+  std::string oversubscription;           // what is oversubscribed; empty when nothing is
+  std::string thread_binding;             // an OpenMP backend's OMP_PROC_BIND/OMP_PLACES (thread_binding())
   std::string kokkos_version;
   std::string kokkos_backends;               // enabled in the Kokkos build
   std::string kokkos_kernels_version;        // "" when the build has no Kokkos Kernels

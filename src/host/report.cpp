@@ -148,6 +148,34 @@ const char* span_of_ranks(const Record& r) {
                                                      : "first rank's start to last rank's end";
 }
 
+// With several ranks, a line for each (up to kPlacementLines; the JSON has them all): where it
+// runs, the CPUs its mask allows and its GPU.
+constexpr std::size_t kPlacementLines = 64;
+void print_placements(const Record& r, std::ostream& os) {
+  if (r.ranks <= 1) return;
+  for (std::size_t k = 0; k < r.placements.size() && k < kPlacementLines; ++k) {
+    std::string label = "rank " + std::to_string(r.placements[k].rank);
+    label.resize(std::max<std::size_t>(label.size() + 1, 16), ' ');
+    os << "  " << label << placement_text(r.placements[k]) << "\n";
+  }
+  if (r.placements.size() > kPlacementLines)
+    os << "  ...             " << r.placements.size() - kPlacementLines << " more ranks (JSON placement)\n";
+}
+
+nlohmann::json placement_json(const Record& r) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const RankPlacement& p : r.placements)
+    all.push_back({{"rank", p.rank},
+                   {"host", p.host},
+                   {"local_rank", p.local_rank},
+                   {"threads", p.threads},
+                   {"cpus", p.cpus},
+                   {"cpu_list", cpu_list_text(p.cpus)},
+                   {"gpu", p.gpu.id >= 0 ? nlohmann::json(p.gpu.id) : nlohmann::json()},
+                   {"visible_gpus", p.gpu.visible}});
+  return all;
+}
+
 }  // namespace
 
 void print_summary(const Record& r, std::ostream& os) {
@@ -180,6 +208,7 @@ void print_summary(const Record& r, std::ostream& os) {
      << "  ranks           " << r.ranks
      << (r.ranks > 1 ? " (MPI; tokens split across ranks, their fixed-point sums added exactly)" : "") << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";
+  print_placements(r, os);
   os << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
      << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n";
@@ -512,6 +541,7 @@ void write_json(const Record& r, const std::string& path) {
       {"rank_clock", to_string(r.rank_clock)},
       {"oversubscribed", r.oversubscribed},
       {"oversubscription", r.oversubscription},
+      {"placement", placement_json(r)},
       {"ceiling", read_ceiling_json(r)},
       {"copy_ceiling", copy_ceiling_json(r)},
       {"fused_shape", fused_shape_json(r)},

@@ -58,11 +58,36 @@ Record record_header(const Config& c) {  // what a Record knows before anything 
   return rec;
 }
 
-// Refuses, before anything is allocated, a run that would not fit.
+// Refuses, before anything is allocated, a run that would not fit: this rank's need against its
+// space's and the host's free memory, and the need of each node's ranks together against what
+// the node has. Collective: every rank refuses together (fail_together).
 template <class Space>
-void check_fits(const Config& c, const MemoryNeed& need) {
-  check_memory(need, is_host_space<Space>(), Space::memory_space::name(), space_available_bytes<Space>(),
-               host_available_memory(), c);
+void check_fits(const Config& c, const MemoryNeed& need, const Comm& comm) {
+  const HostMemory host = host_available_memory();
+  const double node_need = comm.node_sum(host_bytes_on_node(need, is_host_space<Space>()));
+  std::string refusal;
+  try {
+    check_memory(need, is_host_space<Space>(), Space::memory_space::name(), space_available_bytes<Space>(), host, c);
+    if (comm.node_size() > 1) check_node_memory(node_need, comm.node_size(), host, c);
+  } catch (const DoesNotFit& e) {
+    refusal = e.what();
+  }
+  fail_together(comm, refusal);
+}
+
+// This rank's problem (run/setup.hpp); an input error on any rank (a .npy file that cannot be
+// read, an array that cannot be allocated) ends every rank together, each with its own exit.
+template <class Space, class T>
+Problem<Space, T> make_problem_together(const Config& c, const RowRange& mine, const Comm& comm) {
+  std::optional<Problem<Space, T>> p;
+  std::string error;
+  try {
+    p.emplace(make_problem<Space, T>(c, mine.begin, mine.count, comm.root()));
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  fail_together(comm, error);
+  return std::move(*p);
 }
 
 template <class Space>
@@ -213,7 +238,8 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   rec.ranks = comm.size();
   rec.rank_clock = comm.rank_clock();
   // A host space's concurrency is its threads on the cores; a device's rank drives it from one.
-  const Oversubscription over = check_oversubscription(comm, is_host_space<Space>() ? rec.concurrency : 1);
+  rec.placements = gather_placements(comm, is_host_space<Space>() ? rec.concurrency : 1, space_gpu<Space>());
+  const Oversubscription over = find_oversubscription(rec.placements);
   rec.oversubscribed = over.oversubscribed;
   rec.oversubscription = over.message;
   const std::vector<Variant> timed = timed_variants(c);
@@ -223,12 +249,12 @@ Record run_typed(const Config& c, const std::function<void(const Record&)>& anno
   if (announce && comm.root()) announce(rec);
 
   check_output(c);
-  check_fits<Space>(c, need);
+  check_fits<Space>(c, need, comm);
   check_sum_units(mine.count, max_units_per_row<Space>(c.vocab), FixedSum::kMaxValues, Space::name());
   const Region run_region("klmini::run");
   std::optional<Region> phase(std::in_place, "klmini::setup");
   Kokkos::Timer setup;
-  const Problem<Space, T> p = make_problem<Space, T>(c, mine.begin, mine.count, comm.root());
+  const Problem<Space, T> p = make_problem_together<Space, T>(c, mine, comm);
   rec.setup_s = comm.max(setup.seconds());
   if (c.validate) {
     phase.emplace("klmini::validate");

@@ -15,6 +15,7 @@
 #include "host/config.hpp"
 #include "host/errors.hpp"
 #include "host/npy.hpp"
+#include "host/placement.hpp"
 #include "host/progress.hpp"
 #include "kernels/term_ops.hpp"
 #include "run/row_blocks.hpp"
@@ -45,6 +46,21 @@ std::int64_t space_available_bytes() {
   }
 #endif
   return -1;
+}
+
+// The GPU this rank computes on: Cuda's current device, which Kokkos chose, among those the rank
+// sees; none on host spaces.
+template <class Space>
+RankGpu space_gpu() {
+#ifdef KOKKOS_ENABLE_CUDA
+  if constexpr (std::is_same_v<typename Space::memory_space, Kokkos::CudaSpace>) {
+    RankGpu gpu;
+    check_cuda(cudaGetDevice(&gpu.id), "cudaGetDevice");
+    check_cuda(cudaGetDeviceCount(&gpu.visible), "cudaGetDeviceCount");
+    return gpu;
+  }
+#endif
+  return {};
 }
 
 // Reads rows of a .npy file in pieces of about kRowBlockBytes, reporting progress on a terminal.

@@ -52,7 +52,7 @@ klmini_cli_test(peak_out_of_range 2 "--set peak_GBps=0: key 'peak_GBps': value 0
 klmini_cli_test(peak_fraction 0 "ceiling_read: [0-9.]+% of the deck's peak_GBps = 50.*FOM: .*% of the 50 GB/s peak\\)"
                 ${_in}/ci.toml --set peak_GBps=50)
 klmini_cli_test(backend_not_compiled 2 "backend 'cuda' is not compiled into this build" --set backend=cuda)
-klmini_cli_test(npy_missing 2 "missing_lp.npy: cannot open" ${_data}/npy_missing.toml)
+klmini_cli_test(npy_missing 2 "missing_lp.npy: cannot open .npy file: No such file or directory" ${_data}/npy_missing.toml)
 klmini_cli_test(npy_shape 2 "lp_2x3.npy: shape \\(2, 3\\) does not match the deck's \\(tokens, vocab\\) = \\(3, 2\\)" ${_data}/npy_shape.toml)
 # fp64 terms: digits that do not depend on the compiler's rounding of the fp32 log.
 klmini_cli_test(npy_ok 0 "loss: 0.17328679.*Verification: PASSED" ${_data}/npy_rows_ab.toml --set precision=exact)

@@ -50,6 +50,25 @@ if(Kokkos_ENABLE_SERIAL AND Kokkos_ENABLE_OPENMP)
   set_tests_properties(mpi/bitwise_loss PROPERTIES ENVIRONMENT "${_mpi_env}")
 endif()
 
+# A file error of a run of 2 ranks names the file and the system's reason; every rank exits 2 by
+# itself (no MPI_Abort): a .npy input that is missing, a `none` matrix and a JSON file that
+# cannot be written.
+function(klmini_mpi_error_test name regex)
+  add_test(NAME mpi/${name}
+           COMMAND ${CMAKE_COMMAND} -DEXE=${MPIEXEC_EXECUTABLE} -DEXPECTED_RC=2 "-DREGEX=${regex}" -DFORBID=MPI_ABORT
+                   "-DARGS=${MPIEXEC_NUMPROC_FLAG};2;${_mpi_flags};$<TARGET_FILE:klmini>;${ARGN}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/cli/expect.cmake
+           WORKING_DIRECTORY ${_mpi_dir})
+  set_tests_properties(mpi/${name} PROPERTIES ENVIRONMENT "${_mpi_env}")
+endfunction()
+klmini_mpi_error_test(npy_missing_n2 "missing_lp.npy: cannot open .npy file: No such file or directory"
+                      ${CMAKE_CURRENT_SOURCE_DIR}/data/npy_missing.toml)
+klmini_mpi_error_test(output_unwritable_n2
+                      "cannot create output file \\(/nonexistent-dir/t.npy.tmp\\): No such file or directory"
+                      ${PROJECT_SOURCE_DIR}/inputs/ci.toml --set reduction=none --set output=/nonexistent-dir/t.npy)
+klmini_mpi_error_test(json_unwritable_n2 "/nonexistent-dir/out.json: cannot write JSON file: No such file or directory"
+                      ${PROJECT_SOURCE_DIR}/inputs/ci.toml --json /nonexistent-dir/out.json)
+
 # Started without a launcher, klmini skips MPI_Init; KLMINI_MPI_INIT=1 forces MPI's singleton start.
 add_test(NAME mpi/singleton_forced COMMAND $<TARGET_FILE:klmini> ${PROJECT_SOURCE_DIR}/inputs/ci.toml
          WORKING_DIRECTORY ${_mpi_dir})
@@ -58,8 +77,17 @@ set_tests_properties(mpi/singleton_forced PROPERTIES ENVIRONMENT "${_mpi_env};KL
 klmini_cli_test(mpi_init_bad 2 "KLMINI_MPI_INIT must be 0 or 1 \\(or unset\\), not 'yes'" --version)
 set_property(TEST cli/mpi_init_bad APPEND PROPERTY ENVIRONMENT "KLMINI_MPI_INIT=yes")
 
-# More ranks than CPUs: reported as oversubscribed, and the aggregate GB/s not above one rank's
-# read ceiling on the same cores. Alone, since it compares bandwidths.
+# Ranks whose shares of the deck fit alone but not together in a cgroup's memory limit: every
+# rank exits 2, one message names both amounts and the limit (root and a cgroup controller
+# needed; skipped otherwise).
+add_test(NAME mpi/memory_limit
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/cli/memory_limit.sh $<TARGET_FILE:klmini> ${PROJECT_SOURCE_DIR}/inputs/ci.toml
+                 on ${MPIEXEC_EXECUTABLE} ${_mpi_flags} ${MPIEXEC_NUMPROC_FLAG})
+set_tests_properties(mpi/memory_limit PROPERTIES SKIP_RETURN_CODE 77 ENVIRONMENT "${_mpi_env}")
+
+# More ranks than CPUs (4 and 16 on the 2-core test machine): reported as oversubscribed, and
+# every row's aggregate GB/s (both ceilings, every variant) not above the same row's on one rank
+# with every core. Alone, since it compares bandwidths.
 add_test(NAME mpi/oversubscribed
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/mpi_oversubscribed.py $<TARGET_FILE:klmini>
                  ${PROJECT_SOURCE_DIR}/inputs/ci.toml ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${_mpi_flags})

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "host/comm.hpp"
+#include "host/errors.hpp"
 
 namespace {
 
@@ -112,6 +113,8 @@ TEST_CASE("one rank: its own timer, a node of one, collectives that return their
   CHECK(comm.rank_clock() == klmini::RankClock::own_timer);
   CHECK(comm.node_size() == 1);
   CHECK(comm.node() == 0);
+  CHECK(comm.node_rank() == 0);
+  CHECK(comm.node_sum(3.5) == 3.5);
   CHECK(comm.min(-2.5) == -2.5);
   CHECK(comm.max(-2.5) == -2.5);
   const std::vector<std::int64_t> words = {7, -1, 1LL << 40};
@@ -124,4 +127,16 @@ TEST_CASE("one rank: its own timer, a node of one, collectives that return their
   CHECK(klmini::to_string(klmini::RankClock::mpi_wtime_global) == "MPI_Wtime (global)");
   CHECK(klmini::to_string(klmini::RankClock::per_rank_elapsed) ==
         "per-rank elapsed from a barrier (ranks on several nodes)");
+}
+
+TEST_CASE("fail_together: nothing when no rank has an error, else every rank throws it, the first speaking") {
+  const klmini::Comm& comm = klmini::Comm::world();
+  CHECK_NOTHROW(klmini::fail_together(comm, ""));
+  try {
+    klmini::fail_together(comm, "out.npy: write failed: No space left on device");
+    FAIL("fail_together did not throw");
+  } catch (const klmini::EveryRankError& e) {
+    CHECK(std::string(e.what()) == "out.npy: write failed: No space left on device");
+    CHECK(e.speaks());  // the only rank is the first with the error
+  }
 }

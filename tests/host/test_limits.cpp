@@ -111,6 +111,23 @@ TEST_CASE("a run that does not fit is refused with the shape and the sizes") {
   CHECK(klmini::host_available_memory().bytes > 0);
 }
 
+TEST_CASE("the ranks of a node are refused when their needs together exceed the node's memory") {
+  klmini::Config c;
+  c.tokens = 32768;
+  c.vocab = 4096;
+  const klmini::MemoryNeed need{1073741824.0, 536870912.0};           // 1 GiB in the space, 0.5 GiB on the host
+  CHECK(klmini::host_bytes_on_node(need, true) == 1.5 * (1 << 30));   // host memory: all of it
+  CHECK(klmini::host_bytes_on_node(need, false) == 0.5 * (1 << 30));  // a device's: its host part
+  const klmini::HostMemory job{std::int64_t(3) << 30, "the cgroup memory limit of /slurm/job_7"};
+  CHECK_NOTHROW(klmini::check_node_memory(3.0 * (1 << 30), 2, job, c));  // exactly the limit fits
+  REQUIRE_THROWS_AS(klmini::check_node_memory(4.5 * (1 << 30), 3, job, c), klmini::DoesNotFit);
+  REQUIRE_THROWS_WITH(klmini::check_node_memory(4.5 * (1 << 30), 3, job, c),
+                      ContainsSubstring("the 3 ranks on this node need 4.50 GiB of host memory together "
+                                        "(tokens x vocab = 32768 x 4096 split across the ranks), but 3.00 GiB are "
+                                        "available on the node (the cgroup memory limit of /slurm/job_7)"));
+  CHECK_NOTHROW(klmini::check_node_memory(1e18, 64, {}, c));  // an unknown limit is not checked
+}
+
 namespace {
 
 void write_file(const std::filesystem::path& path, const std::string& text) {

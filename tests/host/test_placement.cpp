@@ -19,7 +19,7 @@ using klmini::RankPlacement;
 std::vector<RankPlacement> ranks(int count, int threads, const std::vector<int>& cpus, int node = 0,
                                  const std::string& host = "n0", int first_rank = 0) {
   std::vector<RankPlacement> out;
-  for (int k = 0; k < count; ++k) out.push_back({first_rank + k, node, host, threads, cpus});
+  for (int k = 0; k < count; ++k) out.push_back({first_rank + k, node, host, threads, cpus, k, {}});
   return out;
 }
 
@@ -105,8 +105,35 @@ TEST_CASE("one rank judges itself: its threads against its own mask") {
   const klmini::Comm& comm = klmini::Comm::world();
   REQUIRE(comm.size() == 1);
   const int cpus = int(klmini::affinity_cpus().size());
-  CHECK_FALSE(klmini::check_oversubscription(comm, cpus).oversubscribed);
-  const auto o = klmini::check_oversubscription(comm, cpus + 1);
+  CHECK_FALSE(klmini::find_oversubscription(klmini::gather_placements(comm, cpus)).oversubscribed);
+  const auto o = klmini::find_oversubscription(klmini::gather_placements(comm, cpus + 1));
   CHECK(o.oversubscribed);
   CHECK(o.message.rfind("rank 0 runs " + std::to_string(cpus + 1) + " threads on ", 0) == 0);
+}
+
+TEST_CASE("a rank's placement: its own mask as Linux lists it, its local rank and its GPU by the rule") {
+  const klmini::Comm& comm = klmini::Comm::world();
+  const auto mine = klmini::gather_placements(comm, 2, {1, 4});
+  REQUIRE(mine.size() == 1);
+  CHECK(mine[0].cpus == klmini::affinity_cpus());
+  CHECK(mine[0].local_rank == 0);
+  CHECK(mine[0].threads == 2);
+  CHECK(mine[0].gpu.id == 1);
+  CHECK(mine[0].gpu.visible == 4);
+  CHECK_FALSE(mine[0].host.empty());
+
+  CHECK(klmini::cpu_list_text({0, 1, 2, 3, 8, 10, 11}) == "0-3,8,10-11");
+  CHECK(klmini::cpu_list_text({5}) == "5");
+  CHECK(klmini::cpu_list_text({}) == "?");
+  RankPlacement r{3, 0, "n0", 1, {6, 7}, 1, {}};
+  CHECK(klmini::placement_text(r) == "host n0, local rank 1, 1 thread on CPUs 6-7; no GPU");
+  r.gpu = {1, 4};  // local rank 1 of a node of 4 GPUs: GPU 1
+  CHECK(klmini::placement_text(r) ==
+        "host n0, local rank 1, 1 thread on CPUs 6-7; GPU 1 of the 4 it sees (local rank 1 mod 4)");
+  r.local_rank = 5;  // --ntasks-per-gpu=2: the second rank on GPU 1
+  CHECK(klmini::placement_text(r).find("GPU 1 of the 4 it sees (local rank 5 mod 4)") != std::string::npos);
+  r.gpu = {0, 1};  // --gpus-per-task=1: the rank sees only its own
+  CHECK(klmini::placement_text(r).find("GPU 0 of the 1 it sees (local rank 5 mod 1)") != std::string::npos);
+  r.gpu = {0, 4};  // every rank on GPU 0: the rule was not applied
+  CHECK(klmini::placement_text(r).find("GPU 0 of the 4 it sees, not local rank 5 mod 4") != std::string::npos);
 }

@@ -35,9 +35,13 @@ TEST_CASE("npy input gives the same loss as the generated data it holds") {
   const klmini::Record from_files = klmini::run(c);
   CHECK(from_files.results.front().verification.passed);
   CHECK(from_files.loss == generated.loss);  // the same bits in, the same bits out
-  // A deck whose shape disagrees with the files.
+  // A deck whose shape disagrees with the files: an input error (raised on every rank together)
+  // that names the file and both shapes.
   c.tokens = 6;
-  REQUIRE_THROWS_AS(klmini::run(c), klmini::DataFileError);
+  REQUIRE_THROWS_AS(klmini::run(c), klmini::InputError);
+  REQUIRE_THROWS_WITH(klmini::run(c),
+                      Catch::Matchers::ContainsSubstring(
+                          "lp.npy: shape (5, 130) does not match the deck's (tokens, vocab) = (6, 130)"));
 }
 
 namespace {

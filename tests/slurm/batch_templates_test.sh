@@ -2,8 +2,9 @@
 # The Slurm batch templates, submitted for real to a one-node cluster started for the test
 # (tests/slurm/local_cluster.sh), as a user would: from a folder outside the project, with small
 # sizes. Checks each job's state and exit code, its results CSV and plots, that a resubmission
-# resumes, that a failing point fails the job, that ranks start with srun inside a job, and that
-# the sweep runs under srun itself.
+# resumes, that a failing point fails the job, that gpu.sbatch takes its rank counts from the
+# allocation, that ranks start with srun inside a job, bound to one core each (the masks the
+# ranks report), and that the sweep runs under srun itself.
 #   tests/slurm/batch_templates_test.sh PROJECT_ROOT KLMINI
 # Exit 77 (skipped) without root or without Debian's slurmctld, slurmd and munge.
 set -uo pipefail
@@ -70,15 +71,27 @@ KLMINI_SET="no_such_key=1" KLMINI_VOCAB=128 KLMINI_OUT="$work/user/results/bad" 
 grep -q ",error,2," "$work/user/results/bad/vocab/points.csv" || fail "the bad point is not recorded as an error (exit 2)"
 grep -q "no_such_key" "$work/user/results/bad/vocab/logs/"*.log || fail "the bad point's log does not name the key"
 
-# 4. gpu.sbatch's rank sweep, on the OpenMP backend (this node has no GPU): 2 ranks start with
-# srun and the MPI plugin the probe found, each bound to its own core.
+# 4. gpu.sbatch's rank sweep, on the OpenMP backend (this node has no GPU): the rank counts come
+# from the allocation (0 GPUs, 2 tasks: ranks 1 and 2); 2 ranks start with srun and the MPI
+# plugin the probe found, each bound to its own core, which each rank reports from its own mask.
 submit ranks --gpus-per-node=0 --ntasks-per-node=2 -- "$project/scripts/slurm/gpu.sbatch" --backend openmp \
-  --ranks 1,2 --vocab 128 --out results/ranks "${small[@]}"
+  --vocab 128 --out results/ranks "${small[@]}"
 [[ "$state" == COMPLETED && "$exit_code" == 0:0 ]] || fail "gpu.sbatch: $state $exit_code"
+grep -q "^allocation: 0 GPU(s) and 2 task(s) on this node; ranks 1,2;" ranks.out \
+  || fail "gpu.sbatch did not take 2 tasks and no GPU from the allocation: $(grep allocation ranks.out)"
+[[ $(rows "$work/user/results/ranks/points.csv") -eq 2 ]] || fail "expected the points r1 and r2"
 log=$work/user/results/ranks/logs/openmp-t64-v128-r2.log
 head -n 1 "$log" | grep -q '^\$ srun -n 2 --mpi=[a-z0-9_]* --cpus-per-task=1 --cpu-bind=cores ' \
   || fail "2 ranks were not started by srun with a plugin and bound cores: $(head -n 1 "$log")"
 grep -q "^  ranks  *2 (MPI" "$log" || fail "klmini did not see 2 ranks: $(grep ranks "$log")"
+# The CPUs each rank's mask allows, as the rank read them: one core each, not the same one.
+masks=$(sed -n 's/^  rank \([01]\)  *host .*, local rank \1, 1 thread on CPUs \([0-9]*\); no GPU$/\2/p' "$log")
+[[ $(wc -l <<<"$masks") -eq 2 && $(sort -u <<<"$masks" | wc -l) -eq 2 ]] \
+  || fail "the 2 ranks' masks are not one core each, different: $(grep '^  rank [0-9]' "$log")"
+for cpu in $masks; do
+  ((cpu < $(nproc))) || fail "a rank's CPU $cpu is not one of the node's $(nproc)"
+done
+echo "gpu.sbatch: ranks 1,2 from the allocation; the 2 ranks' own masks: CPUs $(xargs <<<"$masks")"
 [[ -s "$work/user/results/ranks/plots/ranks_openmp.png" ]] || fail "the rank-scaling plot is missing"
 
 # 5. The sweep started by srun itself: one task runs its points as plain processes (klmini does not
