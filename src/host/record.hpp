@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "host/backends.hpp"
 #include "host/comm.hpp"
 #include "host/config.hpp"
+#include "host/timed_variants.hpp"
 #include "host/variants.hpp"
 #include "host/verify.hpp"
 
@@ -36,7 +38,7 @@ struct VariantResult {
 
 struct Record {
   Config config;
-  std::string backend;          // resolved ("openmp", ...)
+  Backend backend{};            // the one it ran on
   std::string execution_space;  // Kokkos's name for it
   // Whether each unit its kernels add into their order-independent sum is a fixed piece of the
   // data, whatever the launch shape (kFixedUnits, core/problem.hpp).
@@ -49,7 +51,7 @@ struct Record {
   std::string oversubscription;  // what is oversubscribed; empty when nothing is
   std::string thread_binding;    // an OpenMP backend's OMP_PROC_BIND/OMP_PLACES (thread_binding())
   std::string kokkos_version;
-  std::string kokkos_backends;               // enabled in the Kokkos build
+  std::vector<Backend> kokkos_backends;      // this build's (those enabled in its Kokkos), best first
   std::string kokkos_kernels_version;        // "" when the build has no Kokkos Kernels
   double input_bytes = 0.0;                  // 2 * tokens * vocab * sizeof(float)
   std::int64_t last_level_cache_bytes = -1;  // host spaces: the CPUs' last-level cache (-1: unknown)

@@ -69,31 +69,28 @@ std::optional<double> one_pass_over_two_passes(const Record& r) {
 
 LossReproducibility loss_reproducibility(const Record& r) {
   LossReproducibility out;
-  const VariantResult* p = r.results.empty() ? nullptr : &r.results.front();
-  if (!p) return out;
-  if (p->variant == variant_name(Variant::kokkos_kernels) || p->variant == variant_name(Variant::flat)) {
-    out.text = "not bitwise across ranks or threads (" + p->variant + ": " +
-               (p->variant == "flat" ? "Kokkos'" : "the library's") + " fp64 sums, in their order)";
+  if (r.results.empty()) return out;
+  const std::string& product = r.results.front().variant;
+  if (const VariantInfo* v = find_variant(product); v != nullptr && !v->ordered_sums.empty()) {
+    out.text = "not bitwise across ranks or threads (" + product + ": " + std::string(v->ordered_sums) +
+               " fp64 sums, in their order)";
     return out;
   }
-  if (!r.fixed_units) {  // kFixedUnits, core/problem.hpp
+  const std::string backend = backend_name(r.backend);
+  if (!r.fixed_units) {  // the backend table's sum_units (host/backends.hpp)
     out.text =
         "bitwise from run to run of one deck, rank count and launch shape; not across rank counts or launch "
         "shapes (" +
-        r.backend + ": fp64 partials of a thread or a row, added exactly)";
+        backend + ": fp64 partials of a thread or a row, added exactly)";
     return out;
   }
   out.across_decompositions = true;
-  // The row-wise units of every host space are summed by one out-of-line copy of their loop
-  // (kernels/shapes.hpp), the same machine code for openmp and serial.
-  const bool host = r.backend == "openmp" || r.backend == "serial";
-  for (const std::string b : {"openmp", "serial"})
-    if (host && (b == r.backend || r.kokkos_backends.find(b) != std::string::npos)) out.same_on.push_back(b);
-  if (!host) out.same_on.push_back(r.backend);
   std::string others;
-  for (const std::string& b : out.same_on)
-    if (b != r.backend) others += (others.empty() ? "" : ", ") + b;
-  out.text = "bitwise across ranks, threads, teams and launch shapes on " + r.backend + " (this build, precision " +
+  for (const Backend b : same_sums_as(r.backend, r.kokkos_backends)) {
+    out.same_on.push_back(backend_name(b));
+    if (b != r.backend) others += (others.empty() ? "" : ", ") + backend_name(b);
+  }
+  out.text = "bitwise across ranks, threads, teams and launch shapes on " + backend + " (this build, precision " +
              to_string(r.config.precision) + ")";
   if (!others.empty()) out.text += "; bitwise the same on " + others;
   return out;
@@ -175,12 +172,12 @@ void print_summary(const Record& r, std::ostream& os) {
   else
     os << " (" << c.log_probs << ", " << c.targets << ")";
   os << "\n"
-     << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
-     << (r.thread_binding.empty() ? "" : ", threads bound: " + r.thread_binding) << ")\n"
+     << "  backend         " << backend_name(r.backend) << " (Kokkos::" << r.execution_space << ", concurrency "
+     << r.concurrency << (r.thread_binding.empty() ? "" : ", threads bound: " + r.thread_binding) << ")\n"
      << "  ranks           " << r.ranks
      << (r.ranks > 1 ? " (MPI; tokens split across ranks, their fixed-point sums added exactly)" : "") << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";
-  os << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
+  os << "  Kokkos          " << r.kokkos_version << " [" << backend_names(r.kokkos_backends, ", ") << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
      << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n";
   for (const LeftOutVariant& v : r.left_out) os << "  left out        " << v.variant << ": " << v.reason << "\n";
@@ -331,7 +328,7 @@ void print_written_files(const Record& r, std::ostream& os) {
 void print_fom(const Record& r, const VariantResult& p, std::ostream& os) {
   char line[256];
   std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling", p.GBps, p.variant.c_str(),
-                100.0 * p.fraction_of_ceiling, r.backend.c_str());
+                100.0 * p.fraction_of_ceiling, backend_name(r.backend).c_str());
   os << line;
   if (const auto f = of_peak(r, p.GBps)) {
     std::snprintf(line, sizeof line, ", %.1f%% of the %lld GB/s peak", 100.0 * *f,
@@ -410,7 +407,7 @@ nlohmann::json parameters_json(const Record& r) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [key, value] : describe(r.config))
     std::visit([&params, &k = key](const auto& v) { params[k] = v; }, value);
-  params["backend"] = r.backend;
+  params["backend"] = backend_name(r.backend);
   params["ranks"] = r.ranks;
   return params;
 }
@@ -482,7 +479,7 @@ nlohmann::json provenance_json(const Record& r) {
           {"compiler", p.compiler},
           {"build_type", p.build_type},
           {"kokkos_version", r.kokkos_version},
-          {"kokkos_backends", r.kokkos_backends},
+          {"kokkos_backends", backend_names(r.kokkos_backends, ", ")},
           {"kokkos_kernels_version",
            r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
           {"execution_space", r.execution_space},
@@ -557,14 +554,14 @@ void append_csv(const Record& r, const std::string& path) {
   for (const auto& v : r.results) {
     const char* check = v.verification.mode == VerifyMode::off ? "off" : v.verification.passed ? "passed" : "failed";
     out << kResultsSchemaVersion << "," << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << ","
-        << r.kokkos_version << "," << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << ","
-        << c.vocab << "," << to_string(c.dtype) << "," << to_string(c.precision) << "," << to_string(c.reduction) << ","
-        << (c.log_target ? "true" : "false") << "," << to_string(c.input) << "," << v.variant << ","
-        << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << "," << v.time.max_s << ","
-        << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << "," << to_string(v.ceiling)
-        << "," << (v.ceiling == Ceiling::copy ? r.copy_ceiling_GBps : r.ceiling_GBps) << "," << v.fraction_of_ceiling
-        << "," << format_loss(v.loss) << "," << check << "," << std::setprecision(3) << v.verification.relative_error
-        << "\n";
+        << r.kokkos_version << "," << backend_name(r.backend) << "," << r.concurrency << "," << r.ranks << ","
+        << c.tokens << "," << c.vocab << "," << to_string(c.dtype) << "," << to_string(c.precision) << ","
+        << to_string(c.reduction) << "," << (c.log_target ? "true" : "false") << "," << to_string(c.input) << ","
+        << v.variant << "," << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << "," << v.time.max_s
+        << "," << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << ","
+        << to_string(v.ceiling) << "," << (v.ceiling == Ceiling::copy ? r.copy_ceiling_GBps : r.ceiling_GBps) << ","
+        << v.fraction_of_ceiling << "," << format_loss(v.loss) << "," << check << "," << std::setprecision(3)
+        << v.verification.relative_error << "\n";
   }
   out.flush();
   if (!out) throw DataFileError(path, "write failed: " + os_error());

@@ -1,7 +1,8 @@
 // The run on one execution space, in four steps: set up this rank's problem (run/setup.hpp),
 // time the ceilings and every planned kernel (run/plan.hpp, run/time_kernel.hpp), check each
 // against the fp64 host reference (run/check.hpp), write the matrices the deck asks for.
-// Templated on the space; src/run/backends.cpp instantiates it for each space compiled in.
+// Templated on the space; src/run/backends.cpp instantiates it for each space compiled in
+// (core/backend_spaces.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -12,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_spaces.hpp"
+#include "core/build_info.hpp"
 #include "core/region.hpp"
 #include "core/validate.hpp"
 #include "host/comm.hpp"
@@ -21,9 +24,9 @@
 #include "host/npy.hpp"
 #include "host/placement.hpp"
 #include "host/record.hpp"
+#include "host/timed_variants.hpp"
 #include "host/variants.hpp"
 #include "kernels/probes/ceiling.hpp"
-#include "run/backends.hpp"
 #include "run/check.hpp"
 #include "run/plan.hpp"
 #include "run/setup.hpp"
@@ -32,27 +35,19 @@
 namespace klmini {
 
 template <class Space>
-std::string space_backend_name() {
-  const std::string n = Space::name();
-  if (n == "OpenMP") return "openmp";
-  if (n == "Serial") return "serial";
-  if (n == "Cuda") return "cuda";
-  return n;
-}
-
-template <class Space>
 Record record_header(const Config& c) {  // what a Record knows before anything runs
+  const BackendInfo& backend = backend_info<Space>();
   Record rec;
   rec.config = c;
-  rec.backend = space_backend_name<Space>();
-  rec.execution_space = Space::name();
+  rec.backend = backend.id;
+  rec.execution_space = std::string(backend.execution_space);
   rec.fixed_units = kFixedUnits<Space>;
   rec.concurrency = static_cast<int>(Space().concurrency());
-  if (rec.backend == "openmp") rec.thread_binding = thread_binding();
+  if (backend.binds_threads) rec.thread_binding = thread_binding();
   rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
   if (is_host_space<Space>()) rec.last_level_cache_bytes = last_level_cache_bytes();
   rec.kokkos_version = kokkos_version();
-  rec.kokkos_backends = kokkos_backends();
+  rec.kokkos_backends = compiled_backends();
   rec.kokkos_kernels_version = kokkos_kernels_version();
   rec.left_out = left_out_variants(c);
   return rec;
@@ -123,8 +118,8 @@ void choose_fused_shape(const Config& c, const Problem<Space, T>& p, const Comm&
       std::string names;
       for (const LaunchShape s : candidates) names += (names.empty() ? "" : "|") + std::string(shape_name(s));
       throw DeckError(c.source, "shape",
-                      "'" + std::string(shape_name(c.shape)) + "' does not apply to this run on " + rec.backend +
-                          " (its shapes: auto|" + names + ")");
+                      "'" + std::string(shape_name(c.shape)) + "' does not apply to this run on " +
+                          backend_name(rec.backend) + " (its shapes: auto|" + names + ")");
     }
     rec.fused_shape = c.shape;
     rec.fused_shape_choice = ShapeChoice::deck;

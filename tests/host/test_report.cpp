@@ -1,4 +1,5 @@
 // The report's formats (src/host/report.cpp): loss line, statistics, results table, JSON, CSV.
+// Also a Record's verdicts (src/host/record.hpp: verification_failed, worst_relative_error).
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -25,11 +26,11 @@ klmini::Record sample_record(double loss) {
   r.config.tokens = 8;
   r.config.vocab = 16;
   r.config.precision = klmini::Precision::fast;  // resolved, as in a run
-  r.backend = "serial";
+  r.backend = klmini::Backend::serial;
   r.execution_space = "Serial";
   r.concurrency = 1;
   r.kokkos_version = "9.9.99";
-  r.kokkos_backends = "serial";
+  r.kokkos_backends = {klmini::Backend::serial};
   r.input_bytes = 2.0 * 8 * 16 * 4;
   r.ceiling = {2e-6, 1.9e-6, 2.1e-6};
   r.ceiling_GBps = r.input_bytes / 2e-6 * 1e-9;
@@ -237,15 +238,15 @@ TEST_CASE("fused's launch shape: the table's line and the JSON say which and how
 
 TEST_CASE("the loss's reproducibility class: its backend's decompositions, and which backends agree") {
   auto r = sample_record(0.125);
-  r.kokkos_backends = "cuda, openmp, serial";
-  r.backend = "openmp";
+  r.kokkos_backends = {klmini::Backend::cuda, klmini::Backend::openmp, klmini::Backend::serial};
+  r.backend = klmini::Backend::openmp;
   auto x = klmini::loss_reproducibility(r);
   CHECK(x.across_decompositions);
   CHECK(x.same_on == std::vector<std::string>{"openmp", "serial"});
   CHECK(x.text ==
         "bitwise across ranks, threads, teams and launch shapes on openmp (this build, precision fast); bitwise the "
         "same on serial");
-  r.backend = "cuda";
+  r.backend = klmini::Backend::cuda;
   r.config.precision = klmini::Precision::exact;
   x = klmini::loss_reproducibility(r);  // a build with KLMINI_CUDA_FIXED_SUM
   CHECK(x.across_decompositions);

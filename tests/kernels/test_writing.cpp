@@ -1,4 +1,5 @@
-// The kernels that write a matrix (src/kernels/writing.hpp): the `none` term matrix element by
+// The kernels that write a matrix (src/kernels/writing.hpp, src/kernels/terms.hpp,
+// src/kernels/gradient.hpp): the `none` term matrix element by
 // element against fp64 (output poisoned first), the gradient of every reduction and both target
 // forms as written to its file, and both with precision = "exact".
 // Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
@@ -91,5 +92,5 @@ TEST_CASE(
     }
   }
   c = small_config(2, 64);
-  CHECK(klmini::run(c).config.precision == klmini::default_precision(KLMINI_TEST_BACKEND));
+  CHECK(klmini::run(c).config.precision == klmini::backend_info<Space>().default_precision);
 }

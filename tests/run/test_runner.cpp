@@ -4,6 +4,8 @@
 // Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
 #include "kernels/kernel_test_support.hpp"
 
+#include <optional>
+
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -101,11 +103,14 @@ TEST_CASE("fused runs in the shape its trial chose, or the deck's; every candida
 }
 
 TEST_CASE("backends and variants not compiled in are clear errors") {
-  CHECK(klmini::resolve_backend(KLMINI_TEST_BACKEND) == KLMINI_TEST_BACKEND);
-  CHECK(klmini::resolve_backend("default") == klmini::compiled_backends().front());
+  CHECK(klmini::resolve_backend(klmini::find_backend(KLMINI_TEST_BACKEND)) == klmini::backend_info<Space>().id);
+  CHECK(klmini::resolve_backend(std::nullopt) == klmini::compiled_backends().front());
 #ifndef KOKKOS_ENABLE_CUDA
-  REQUIRE_THROWS_WITH(klmini::resolve_backend("cuda"),
-                      Catch::Matchers::ContainsSubstring("not compiled into this build"));
+  REQUIRE_THROWS_WITH(klmini::resolve_backend(klmini::Backend::cuda),
+                      Catch::Matchers::ContainsSubstring("backend 'cuda' is not compiled into this build"));
+  klmini::Config cuda = small_config(2, 8);
+  cuda.backend = klmini::Backend::cuda;
+  REQUIRE_THROWS_AS(klmini::run(cuda), klmini::NotCompiledIn);
 #endif
   REQUIRE_THROWS_AS(klmini::variants::run_loss_variant(klmini::Variant::terms, upload({0.f}, {1.f}, 1, 1, false),
                                                        klmini::Result<Space>("r")),
