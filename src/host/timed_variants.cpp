@@ -35,7 +35,7 @@ std::vector<LeftOutVariant> left_out_variants(const Config& c) {
   if (c.variant != "all") return out;
   for (const Variant v : loss_variant_table()) {
     std::string why = why_left_out(v, c);
-    if (!why.empty()) out.push_back({variant_name(v), std::move(why)});
+    if (!why.empty()) out.push_back({v, std::move(why)});
   }
   return out;
 }

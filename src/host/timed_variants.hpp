@@ -22,7 +22,8 @@ std::vector<Variant> timed_variants(const Config& c);
 
 // variant = "all": the loss variants left out, each with the reason.
 struct LeftOutVariant {
-  std::string variant, reason;
+  Variant variant;
+  std::string reason;
 };
 std::vector<LeftOutVariant> left_out_variants(const Config& c);
 

@@ -70,18 +70,19 @@ Outputs<Space> allocate_outputs(const Config& c, std::int64_t rows) {
   return out;
 }
 
-// Times every candidate shape of a ceiling over `bytes`; returns the fastest's time and names it.
+// Times every candidate shape of a ceiling over `bytes`; the fastest is the ceiling.
 template <class Space>
-TimingStats time_fastest(const std::vector<variants::CeilingShape<Space>>& shapes, double bytes, const Config& c,
-                         const Comm& comm, std::string& winner, std::vector<Record::CeilingCandidate>& candidates) {
+CeilingResult time_fastest(const std::vector<variants::CeilingShape<Space>>& shapes, double bytes, const Config& c,
+                           const Comm& comm) {
   std::vector<double> values;
-  TimingStats best;
+  CeilingResult best;
   for (const auto& shape : shapes) {
     const TimingStats t = time_kernel<Space>(shape.run, c.warmup, c.repeats, values, comm);
-    candidates.push_back({shape.name, t, bytes / t.median_s * 1e-9});
-    if (winner.empty() || t.median_s < best.median_s) {
-      best = t;
-      winner = shape.name;
+    best.candidates.push_back({shape.name, t, bytes / t.median_s * 1e-9});
+    if (best.shape.empty() || t.median_s < best.time.median_s) {
+      best.time = t;
+      best.GBps = best.candidates.back().GBps;
+      best.shape = shape.name;
     }
   }
   return best;
@@ -92,15 +93,11 @@ TimingStats time_fastest(const std::vector<variants::CeilingShape<Space>>& shape
 template <class Space, class T>
 void time_ceilings(const Config& c, const Problem<Space, T>& p, const Outputs<Space>& out, const Comm& comm,
                    Record& rec) {
-  rec.ceiling = time_fastest<Space>(variants::read_ceiling_shapes(p), rec.input_bytes, c, comm, rec.ceiling_shape,
-                                    rec.ceiling_candidates);
-  rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
+  rec.read_ceiling = time_fastest<Space>(variants::read_ceiling_shapes(p), rec.input_bytes, c, comm);
   if (c.reduction != Reduction::none && !c.gradient) return;
   const auto& target = c.gradient ? out.grad : out.terms;
   const double copy_bytes = double(c.elements()) * (2.0 * double(sizeof(T)) + 4.0);
-  rec.copy_ceiling = time_fastest<Space>(variants::copy_ceiling_shapes(p, target), copy_bytes, c, comm,
-                                         rec.copy_ceiling_shape, rec.copy_ceiling_candidates);
-  rec.copy_ceiling_GBps = copy_bytes / rec.copy_ceiling.median_s * 1e-9;
+  rec.copy_ceiling = time_fastest<Space>(variants::copy_ceiling_shapes(p, target), copy_bytes, c, comm);
 }
 
 // Runs in a shape trial, after one warm-up: enough for a stable median on a GPU, short beside
@@ -155,7 +152,7 @@ VariantResult time_and_check(const PlannedKernel<Space>& k, const KernelBench<Sp
   const auto& [c, out, checker, mine, comm, rec] = bench;  // in the order of KernelBench
   const VariantInfo& info = *k.variant;
   VariantResult v;
-  v.variant = std::string(info.name);
+  v.variant = info.id;
   v.ceiling = info.ceiling;
   // Poison: an element a kernel does not write fails verification.
   constexpr float kPoison = -7.77e33f;
@@ -173,7 +170,7 @@ VariantResult time_and_check(const PlannedKernel<Space>& k, const KernelBench<Sp
   const double per_element = bytes_per_element(info, double(sizeof(T)));
   v.bytes = per_element * double(c.elements());
   v.GBps = v.bytes / v.time.median_s * 1e-9;
-  v.fraction_of_ceiling = v.GBps / (info.ceiling == Ceiling::copy ? rec.copy_ceiling_GBps : rec.ceiling_GBps);
+  v.fraction_of_ceiling = v.GBps / rec.ceiling(info.ceiling).GBps;
   v.rank_GBps =
       comm.gather(per_element * double(mine.count) * double(c.vocab) / summarize(local_times).median_s * 1e-9);
   if (c.verify != VerifyMode::off) {

@@ -39,7 +39,7 @@ TEST_CASE("every reduction scales the same sum; none writes the matrix") {
   c.output = path;
   const klmini::Record r = klmini::run(c);
   REQUIRE(r.results.size() == 1);
-  CHECK(r.results.front().variant == "terms");
+  CHECK(r.results.front().variant == klmini::Variant::terms);
   CHECK(r.results.front().verification.passed);
   // A different fp32 kernel (it may contract and vectorize differently): equal to rounding.
   CHECK(r.loss == Catch::Approx(sums[1]).epsilon(1e-6));
@@ -142,7 +142,7 @@ TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large
   c.repeats = 1;
   const klmini::Record r = klmini::run(c);
   for (const auto& v : r.results) {
-    INFO(v.variant << ": " << v.verification.detail);
+    INFO(klmini::variant_name(v.variant) << ": " << v.verification.detail);
     CHECK(v.verification.passed);
     CHECK(std::isfinite(v.loss));
     CHECK(v.loss > 0.5);  // KL of two independent softmax(randn) rows is about 1
