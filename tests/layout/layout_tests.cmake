@@ -12,6 +12,9 @@ if(Python3_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/backend_places.py --self-test)
   add_test(NAME layout/backend_places
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/backend_places.py ${PROJECT_SOURCE_DIR})
+  # Every module of src/ has a test file of its name, or a test that names it.
+  add_test(NAME layout/test_files
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/test_files.py ${PROJECT_SOURCE_DIR})
   # No function in src/, miniapp/ or bench/ is longer than 60 lines.
   add_test(NAME layout/function_length
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/function_length.py ${PROJECT_SOURCE_DIR})
