@@ -372,6 +372,12 @@ void register_host_shapes(const std::string& backend, const Shape& s) {
   }
 }
 
+// A backend's name in a benchmark's, from the backend table (host/backends.hpp).
+template <class Space>
+std::string name_of() {
+  return std::string(klmini::backend_info<Space>().name);
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -391,19 +397,21 @@ int main(int argc, char* argv[]) {
   benchmark::AddCustomContext("kokkos_configuration", configuration.str());
 #ifdef KOKKOS_ENABLE_CUDA
   const std::vector<Shape> seed = {{16384, 4096}, {16384, 16384}, {16384, 131072}};
-  register_variants<Kokkos::Cuda>("cuda", seed);
-  register_shapes<Kokkos::Cuda>("cuda", seed);
-  register_bf16_shapes<Kokkos::Cuda>("cuda", {{16384, 8192}, {16384, 16384}, {16384, 131072}});
-  register_row_rule<Kokkos::Cuda>("cuda", {{16384, 8192}, {16384, 32768}, {16384, 65536}});
-  register_timing_methods<Kokkos::Cuda>("cuda",
+  const std::string cuda = name_of<Kokkos::Cuda>();
+  register_variants<Kokkos::Cuda>(cuda, seed);
+  register_shapes<Kokkos::Cuda>(cuda, seed);
+  register_bf16_shapes<Kokkos::Cuda>(cuda, {{16384, 8192}, {16384, 16384}, {16384, 131072}});
+  register_row_rule<Kokkos::Cuda>(cuda, {{16384, 8192}, {16384, 32768}, {16384, 65536}});
+  register_timing_methods<Kokkos::Cuda>(cuda,
                                         {{16384, 16}, {16384, 256}, {16384, 1024}, {16384, 4096}, {16384, 131072}});
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
-  register_variants<Kokkos::OpenMP>("openmp", {{1024, 4096}, {256, 32768}});
-  register_host_shapes<Kokkos::OpenMP>("openmp", {16384, 4096});
+  const std::string openmp = name_of<Kokkos::OpenMP>();
+  register_variants<Kokkos::OpenMP>(openmp, {{1024, 4096}, {256, 32768}});
+  register_host_shapes<Kokkos::OpenMP>(openmp, {16384, 4096});
 #endif
 #ifdef KOKKOS_ENABLE_SERIAL
-  register_variants<Kokkos::Serial>("serial", {{1024, 4096}});
+  register_variants<Kokkos::Serial>(name_of<Kokkos::Serial>(), {{1024, 4096}});
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/backend_spaces.hpp"
 #include "numerics/binned_sum.hpp"
 #include "numerics/digit_sum.hpp"
 #include "numerics/dtype.hpp"
@@ -39,16 +40,11 @@ using KernelSum = DigitSum;
 // Whether each unit of the kernels is a fixed piece of the data, rounded onto the sum's grid on
 // its own (a row's kHostUnitColumns on hosts; on devices a 16-byte chunk, or a row segment's
 // columns): then every launch shape, thread count and rank count gives the bitwise same loss.
-// Otherwise (Cuda, unless the build asks for KLMINI_CUDA_FIXED_SUM) a unit is what one thread
-// or one row's team adds up in fp64, which depends on the launch shape and, for the persistent
-// grids, on the rows a rank holds: there its cost against the memory bandwidth is not yet
-// within 1% on every card.
+// Otherwise (the backend table's SumUnits::thread_partials: Cuda, unless the build asks for
+// KLMINI_CUDA_FIXED_SUM) a unit is what one thread or one row's team adds up in fp64, which
+// depends on the launch shape and, for the persistent grids, on the rows a rank holds.
 template <class Space>
-inline constexpr bool kFixedUnits = is_host_space<Space>()
-#if defined(KLMINI_CUDA_FIXED_SUM)
-                                    || true
-#endif
-    ;
+inline constexpr bool kFixedUnits = backend_info<Space>().sum_units == SumUnits::fixed;
 
 // What one thread of a kernel adds its units into before its total joins the kernel's sum: the
 // KernelSum itself on hosts (a unit is a long row piece); on devices with fixed units a

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "host/errors.hpp"
@@ -94,6 +95,13 @@ void set_variant(Config& c, const toml::node& n, const Where& w) {
   c.variant = v;
 }
 
+// backend: a row of the backend table, or "default" (none: the best compiled in).
+void set_backend(Config& c, const toml::node& n, const Where& w) {
+  std::vector<std::pair<std::string, std::optional<Backend>>> choices = {{"default", std::nullopt}};
+  for (const BackendInfo& b : kBackends) choices.emplace_back(std::string(b.name), b.id);
+  c.backend = get_choice(n, w, "backend", choices);
+}
+
 // shape: fused's launch shape, or auto.
 void set_shape(Config& c, const toml::node& n, const Where& w) {
   const std::string s = get_string(n, w, "shape");
@@ -109,11 +117,7 @@ Keys problem_keys() {
        [](Config& c, const toml::node& n, const Where& w) { c.tokens = get_int(n, w, "tokens", 1, kMaxExtent); }},
       {"vocab",
        [](Config& c, const toml::node& n, const Where& w) { c.vocab = get_int(n, w, "vocab", 1, kMaxExtent); }},
-      {"backend",
-       [](Config& c, const toml::node& n, const Where& w) {
-         c.backend = get_choice<std::string>(
-             n, w, "backend", {{"default", "default"}, {"openmp", "openmp"}, {"serial", "serial"}, {"cuda", "cuda"}});
-       }},
+      {"backend", set_backend},
       {"reduction",
        [](Config& c, const toml::node& n, const Where& w) {
          c.reduction = get_choice<Reduction>(n, w, "reduction",
@@ -231,12 +235,9 @@ void check_consistency(const Config& c) {
   if (!c.grad_output.empty() && c.grad_output == c.output)
     throw DeckError(w, "grad_output", "is the same file as output");
   const VariantInfo* named = find_variant(c.variant);
-  if (named != nullptr && named->fp32_fast_only && c.dtype != DType::fp32)
-    throw DeckError(
-        w, "variant",
-        "'" + c.variant + "' reads fp32 inputs only (dtype is \"" + std::string(to_string(c.dtype)) + "\")");
-  if (named != nullptr && named->fp32_fast_only && c.precision == Precision::exact)
-    throw DeckError(w, "variant", "'" + c.variant + "' composes fp32 library calls; it has no precision = \"exact\"");
+  if (named != nullptr)  // with precision left to the backend, the kernels' dispatch checks the default
+    if (const std::string why = why_not_applicable(*named, c.dtype, c.precision); !why.empty())
+      throw DeckError(w, "variant", "'" + c.variant + "' " + why);
   if (c.reduction == Reduction::none && named != nullptr && named->id != Variant::fused)
     throw DeckError(w, "variant",
                     "reduction = \"none\" writes the term matrix with the 'terms' kernel; "
@@ -254,11 +255,6 @@ const char* to_string(Reduction r) {
   }
   return "?";
 }
-const char* to_string(DType d) { return d == DType::bf16 ? "bf16" : d == DType::fp16 ? "fp16" : "fp32"; }
-const char* to_string(Precision p) {
-  return p == Precision::fast ? "fast" : p == Precision::exact ? "exact" : "backend default";
-}
-std::int64_t element_bytes(DType d) { return d == DType::fp32 ? 4 : 2; }
 const char* to_string(InputKind k) { return k == InputKind::npy ? "npy" : "generate"; }
 const char* to_string(VerifyMode m) {
   return m == VerifyMode::full ? "full" : m == VerifyMode::sample ? "sample" : "off";
@@ -345,9 +341,12 @@ std::vector<std::pair<std::string, DeckValue>> describe(const Config& c) {
   using S = std::string;
   using I = std::int64_t;
   std::vector<std::pair<std::string, DeckValue>> d = {
-      {"tokens", I(c.tokens)},      {"vocab", I(c.vocab)},
-      {"backend", S(c.backend)},    {"reduction", S(to_string(c.reduction))},
-      {"log_target", c.log_target}, {"input", S(to_string(c.input))},
+      {"tokens", I(c.tokens)},
+      {"vocab", I(c.vocab)},
+      {"backend", S(c.backend ? backend_name(*c.backend) : "default")},
+      {"reduction", S(to_string(c.reduction))},
+      {"log_target", c.log_target},
+      {"input", S(to_string(c.input))},
   };
   if (c.input == InputKind::npy) {
     d.emplace_back("log_probs", S(c.log_probs));

@@ -3,27 +3,26 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "host/backends.hpp"
 #include "host/launch_shapes.hpp"
+#include "host/precision.hpp"
 #include "numerics/reduction.hpp"
 
 namespace klmini {
 
 enum class InputKind { generate, npy };
 enum class VerifyMode { full, sample, off };
-// Element type of the inputs (the outputs are fp32 always).
-enum class DType { fp32, bf16, fp16 };
-// How the terms are computed: fast = fp32 terms with the kernel log; exact = fp64 terms with an
-// fp64 log. backend_default = the backend's default (run/backends.hpp), resolved before the run.
-enum class Precision { backend_default, fast, exact };
 
 struct Config {
   std::int64_t tokens = 1024;
   std::int64_t vocab = 4096;
-  std::string backend = "default";  // "default" = the best backend compiled in
+  // The deck's backend; none for "default", the best compiled in (resolve_backend, run/backends.hpp).
+  std::optional<Backend> backend;
   Reduction reduction = Reduction::batchmean;
   bool log_target = false;
   InputKind input = InputKind::generate;
@@ -53,9 +52,6 @@ struct Config {
 const char* to_string(Reduction r);
 const char* to_string(InputKind k);
 const char* to_string(VerifyMode m);
-const char* to_string(DType d);
-const char* to_string(Precision p);
-std::int64_t element_bytes(DType d);
 
 // The deck compiled into the binary (inputs/default.toml).
 const char* embedded_default_deck();

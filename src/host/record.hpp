@@ -5,9 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "host/backends.hpp"
 #include "host/comm.hpp"
 #include "host/config.hpp"
 #include "host/placement.hpp"
+#include "host/timed_variants.hpp"
 #include "host/variants.hpp"
 #include "host/verify.hpp"
 
@@ -22,7 +24,7 @@ struct TimingStats {
 TimingStats summarize(std::vector<double> times_s);
 
 struct VariantResult {
-  std::string variant;
+  Variant variant = Variant::fused;
   TimingStats time;
   double bytes = 0.0;                // bytes that must cross memory once per run
   double GBps = 0.0;                 // bytes / median time
@@ -35,9 +37,23 @@ struct VariantResult {
   Verification verification;
 };
 
+// A bandwidth probe (kernels/probes/ceiling.hpp): the fastest of its candidate launch shapes.
+struct CeilingCandidate {
+  std::string shape;
+  TimingStats time;
+  double GBps = 0.0;
+};
+struct CeilingResult {
+  TimingStats time;  // the fastest candidate's
+  double GBps = 0.0;
+  std::string shape;  // the fastest candidate's name
+  std::vector<CeilingCandidate> candidates;
+  bool timed() const { return time.median_s > 0.0; }
+};
+
 struct Record {
   Config config;
-  std::string backend;          // resolved ("openmp", ...)
+  Backend backend{};            // the one it ran on
   std::string execution_space;  // Kokkos's name for it
   // Whether each unit its kernels add into their order-independent sum is a fixed piece of the
   // data, whatever the launch shape (kFixedUnits, core/problem.hpp).
@@ -51,7 +67,7 @@ struct Record {
   std::string oversubscription;           // what is oversubscribed; empty when nothing is
   std::string thread_binding;             // an OpenMP backend's OMP_PROC_BIND/OMP_PLACES (thread_binding())
   std::string kokkos_version;
-  std::string kokkos_backends;               // enabled in the Kokkos build
+  std::vector<Backend> kokkos_backends;      // this build's (those enabled in its Kokkos), best first
   std::string kokkos_kernels_version;        // "" when the build has no Kokkos Kernels
   double input_bytes = 0.0;                  // 2 * tokens * vocab * sizeof(float)
   std::int64_t last_level_cache_bytes = -1;  // host spaces: the CPUs' last-level cache (-1: unknown)
@@ -59,23 +75,13 @@ struct Record {
   bool inputs_fit_in_cache() const {
     return last_level_cache_bytes > 0 && input_bytes <= double(last_level_cache_bytes);
   }
-  double space_bytes = 0.0;   // memory estimate of rank 0: in the execution space
-  double host_bytes = 0.0;    // and extra host memory (verification blocks, I/O copies)
-  double setup_s = 0.0;       // allocation + generation or file reading
-  double reference_s = 0.0;   // fp64 host reference
-  TimingStats ceiling;        // the read-bandwidth probe over the same bytes: the fastest
-  double ceiling_GBps = 0.0;  // of the candidate shapes below
-  std::string ceiling_shape;  // the winner's name
-  struct CeilingCandidate {
-    std::string shape;
-    TimingStats time;
-    double GBps = 0.0;
-  };
-  std::vector<CeilingCandidate> ceiling_candidates;
-  TimingStats copy_ceiling;        // read both, write one fp32 matrix (only when a kernel writes one):
-  double copy_ceiling_GBps = 0.0;  // the fastest of its candidates
-  std::string copy_ceiling_shape;
-  std::vector<CeilingCandidate> copy_ceiling_candidates;
+  double space_bytes = 0.0;    // memory estimate of rank 0: in the execution space
+  double host_bytes = 0.0;     // and extra host memory (verification blocks, I/O copies)
+  double setup_s = 0.0;        // allocation + generation or file reading
+  double reference_s = 0.0;    // fp64 host reference
+  CeilingResult read_ceiling;  // both inputs read once, over the same bytes as the loss variants
+  CeilingResult copy_ceiling;  // also one fp32 matrix written (timed only when a kernel writes one)
+  const CeilingResult& ceiling(Ceiling c) const { return c == Ceiling::copy ? copy_ceiling : read_ceiling; }
   // fused's launch shape and how it was chosen (automatic: fused did not run); with
   // ShapeChoice::trial, each candidate's median over its trial runs.
   LaunchShape fused_shape = LaunchShape::automatic;

@@ -53,47 +53,44 @@ Provenance provenance() {
   return p;
 }
 
-static const VariantResult* find_result(const Record& r, const std::string& name) {
+static const VariantResult* find_result(const Record& r, Variant variant) {
   for (const auto& v : r.results)
-    if (v.variant == name) return &v;
+    if (v.variant == variant) return &v;
   return nullptr;
 }
 
 std::optional<double> one_pass_over_two_passes(const Record& r) {
-  const VariantResult* one = find_result(r, variant_name(Variant::fused_grad));
-  const VariantResult* loss = find_result(r, variant_name(Variant::fused));
-  const VariantResult* grad = find_result(r, variant_name(Variant::grad_only));
+  const VariantResult* one = find_result(r, Variant::fused_grad);
+  const VariantResult* loss = find_result(r, Variant::fused);
+  const VariantResult* grad = find_result(r, Variant::grad_only);
   if (!one || !loss || !grad) return std::nullopt;
   return one->time.median_s / (loss->time.median_s + grad->time.median_s);
 }
 
 LossReproducibility loss_reproducibility(const Record& r) {
   LossReproducibility out;
-  const VariantResult* p = r.results.empty() ? nullptr : &r.results.front();
-  if (!p) return out;
-  if (p->variant == variant_name(Variant::kokkos_kernels) || p->variant == variant_name(Variant::flat)) {
-    out.text = "not bitwise across ranks or threads (" + p->variant + ": " +
-               (p->variant == "flat" ? "Kokkos'" : "the library's") + " fp64 sums, in their order)";
+  if (r.results.empty()) return out;
+  const VariantInfo& product = info(r.results.front().variant);
+  if (!product.ordered_sums.empty()) {
+    out.text = "not bitwise across ranks or threads (" + std::string(product.name) + ": " +
+               std::string(product.ordered_sums) + " fp64 sums, in their order)";
     return out;
   }
-  if (!r.fixed_units) {  // kFixedUnits, core/problem.hpp
+  const std::string backend = backend_name(r.backend);
+  if (!r.fixed_units) {  // the backend table's sum_units (host/backends.hpp)
     out.text =
         "bitwise from run to run of one deck, rank count and launch shape; not across rank counts or launch "
         "shapes (" +
-        r.backend + ": fp64 partials of a thread or a row, added exactly)";
+        backend + ": fp64 partials of a thread or a row, added exactly)";
     return out;
   }
   out.across_decompositions = true;
-  // The row-wise units of every host space are summed by one out-of-line copy of their loop
-  // (kernels/shapes.hpp), the same machine code for openmp and serial.
-  const bool host = r.backend == "openmp" || r.backend == "serial";
-  for (const std::string b : {"openmp", "serial"})
-    if (host && (b == r.backend || r.kokkos_backends.find(b) != std::string::npos)) out.same_on.push_back(b);
-  if (!host) out.same_on.push_back(r.backend);
   std::string others;
-  for (const std::string& b : out.same_on)
-    if (b != r.backend) others += (others.empty() ? "" : ", ") + b;
-  out.text = "bitwise across ranks, threads, teams and launch shapes on " + r.backend + " (this build, precision " +
+  for (const Backend b : same_sums_as(r.backend, r.kokkos_backends)) {
+    out.same_on.push_back(backend_name(b));
+    if (b != r.backend) others += (others.empty() ? "" : ", ") + backend_name(b);
+  }
+  out.text = "bitwise across ranks, threads, teams and launch shapes on " + backend + " (this build, precision " +
              to_string(r.config.precision) + ")";
   if (!others.empty()) out.text += "; bitwise the same on " + others;
   return out;
@@ -203,16 +200,17 @@ void print_summary(const Record& r, std::ostream& os) {
   else
     os << " (" << c.log_probs << ", " << c.targets << ")";
   os << "\n"
-     << "  backend         " << r.backend << " (Kokkos::" << r.execution_space << ", concurrency " << r.concurrency
-     << (r.thread_binding.empty() ? "" : ", threads bound: " + r.thread_binding) << ")\n"
+     << "  backend         " << backend_name(r.backend) << " (Kokkos::" << r.execution_space << ", concurrency "
+     << r.concurrency << (r.thread_binding.empty() ? "" : ", threads bound: " + r.thread_binding) << ")\n"
      << "  ranks           " << r.ranks
      << (r.ranks > 1 ? " (MPI; tokens split across ranks, their fixed-point sums added exactly)" : "") << "\n";
   if (r.ranks > 1) os << "  rank clock      " << to_string(r.rank_clock) << " (a run: " << span_of_ranks(r) << ")\n";
   print_placements(r, os);
-  os << "  Kokkos          " << r.kokkos_version << " [" << r.kokkos_backends << "], "
+  os << "  Kokkos          " << r.kokkos_version << " [" << backend_names(r.kokkos_backends, ", ") << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
      << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n";
-  for (const LeftOutVariant& v : r.left_out) os << "  left out        " << v.variant << ": " << v.reason << "\n";
+  for (const LeftOutVariant& v : r.left_out)
+    os << "  left out        " << variant_name(v.variant) << ": " << v.reason << "\n";
   os << "  verification    " << to_string(c.verify);
   if (c.verify == VerifyMode::sample) os << " (" << c.sample_rows << " rows)";
   os << "\n";
@@ -230,21 +228,22 @@ static void print_fused_shape(const Record& r, std::ostream& os) {
 
 namespace {
 
-void print_ceiling_row(const char* name, const TimingStats& t, double GBps, std::ostream& os) {
+void print_ceiling_row(const char* name, const CeilingResult& ceiling, std::ostream& os) {
+  const TimingStats& t = ceiling.time;
   char line[256];
   std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %13s  %s\n", name, seconds(t.median_s).c_str(),
-                seconds(t.min_s).c_str(), seconds(t.max_s).c_str(), GBps, "-", "-");
+                seconds(t.min_s).c_str(), seconds(t.max_s).c_str(), ceiling.GBps, "-", "-");
   os << line;
 }
 
 // The shapes a ceiling was the fastest of, when there was a choice.
-void print_ceiling_candidates(const char* name, const std::vector<Record::CeilingCandidate>& candidates,
-                              const std::string& winner, std::ostream& os) {
+void print_ceiling_candidates(const char* name, const CeilingResult& ceiling, std::ostream& os) {
+  const std::vector<CeilingCandidate>& candidates = ceiling.candidates;
   if (candidates.size() < 2) return;
   os << "  " << name << ": the fastest of";
   for (std::size_t k = 0; k < candidates.size(); ++k)
     os << (k ? "," : "") << " " << candidates[k].shape << " " << seconds(candidates[k].time.median_s);
-  os << ": " << winner << "\n";
+  os << ": " << ceiling.shape << "\n";
 }
 
 // The table's head and its first rows: the ceilings every variant is measured against, how
@@ -255,12 +254,12 @@ void print_ceilings(const Record& r, std::ostream& os) {
   std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10s %13s  %s\n", "variant", "median", "min", "max", "GB/s",
                 "of ceiling", "verification");
   os << line;
-  print_ceiling_row("ceiling_read", r.ceiling, r.ceiling_GBps, os);
-  if (r.copy_ceiling.median_s > 0.0) print_ceiling_row("ceiling_copy", r.copy_ceiling, r.copy_ceiling_GBps, os);
-  print_ceiling_candidates("ceiling_read", r.ceiling_candidates, r.ceiling_shape, os);
-  print_ceiling_candidates("ceiling_copy", r.copy_ceiling_candidates, r.copy_ceiling_shape, os);
+  print_ceiling_row("ceiling_read", r.read_ceiling, os);
+  if (r.copy_ceiling.timed()) print_ceiling_row("ceiling_copy", r.copy_ceiling, os);
+  print_ceiling_candidates("ceiling_read", r.read_ceiling, os);
+  print_ceiling_candidates("ceiling_copy", r.copy_ceiling, os);
   print_fused_shape(r, os);
-  if (const auto f = of_peak(r, r.ceiling_GBps)) {
+  if (const auto f = of_peak(r, r.read_ceiling.GBps)) {
     std::snprintf(line, sizeof line, "  ceiling_read: %.1f%% of the deck's peak_GBps = %lld (the datasheet's)\n",
                   100.0 * *f, static_cast<long long>(r.config.peak_GBps));
     os << line;
@@ -283,9 +282,10 @@ std::string verification_cell(const VariantResult& v) {
 void print_variant_rows(const Record& r, std::ostream& os) {
   char line[256];
   for (const auto& v : r.results) {
-    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %7.1f%% %-4s  %s\n", v.variant.c_str(),
-                  seconds(v.time.median_s).c_str(), seconds(v.time.min_s).c_str(), seconds(v.time.max_s).c_str(),
-                  v.GBps, 100.0 * v.fraction_of_ceiling, to_string(v.ceiling), verification_cell(v).c_str());
+    std::snprintf(line, sizeof line, "  %-16s %12s %12s %12s %10.1f %7.1f%% %-4s  %s\n",
+                  variant_name(v.variant).c_str(), seconds(v.time.median_s).c_str(), seconds(v.time.min_s).c_str(),
+                  seconds(v.time.max_s).c_str(), v.GBps, 100.0 * v.fraction_of_ceiling, to_string(v.ceiling),
+                  verification_cell(v).c_str());
     os << line;
   }
 }
@@ -314,15 +314,16 @@ void print_noisy_note(const std::string& name, const TimingStats& t, std::ostrea
 // spread widely, and what one pass saves over two.
 void print_notes(const Record& r, std::ostream& os) {
   for (const auto& v : r.results)
-    if (v.verification.mode != VerifyMode::off) os << "  " << v.variant << ": " << v.verification.detail << "\n";
-  print_uncovered_note(r, "ceiling_read", r.ceiling, os);
-  print_uncovered_note(r, "ceiling_copy", r.copy_ceiling, os);
-  for (const auto& v : r.results) print_uncovered_note(r, v.variant, v.time, os);
-  print_noisy_note("ceiling_read", r.ceiling, os);
-  if (!r.results.empty()) print_noisy_note(r.results.front().variant, r.results.front().time, os);
+    if (v.verification.mode != VerifyMode::off)
+      os << "  " << variant_name(v.variant) << ": " << v.verification.detail << "\n";
+  print_uncovered_note(r, "ceiling_read", r.read_ceiling.time, os);
+  print_uncovered_note(r, "ceiling_copy", r.copy_ceiling.time, os);
+  for (const auto& v : r.results) print_uncovered_note(r, variant_name(v.variant), v.time, os);
+  print_noisy_note("ceiling_read", r.read_ceiling.time, os);
+  if (!r.results.empty()) print_noisy_note(variant_name(r.results.front().variant), r.results.front().time, os);
   for (const auto& v : r.results)
-    if (const VariantInfo* variant = find_variant(v.variant); variant && !variant->slower_by_design.empty())
-      os << "  note: " << v.variant << " is slower by design: " << variant->slower_by_design << "\n";
+    if (const VariantInfo& variant = info(v.variant); !variant.slower_by_design.empty())
+      os << "  note: " << variant.name << " is slower by design: " << variant.slower_by_design << "\n";
   if (const auto ratio = one_pass_over_two_passes(r)) {
     char line[256];
     std::snprintf(line, sizeof line,
@@ -336,7 +337,7 @@ void print_notes(const Record& r, std::ostream& os) {
 void print_rank_rates(const Record& r, std::ostream& os) {
   if (r.ranks <= 1 || r.results.empty()) return;
   const VariantResult& p0 = r.results.front();
-  os << "  per-rank GB/s (" << p0.variant << ", each rank's bytes over its own median):";
+  os << "  per-rank GB/s (" << variant_name(p0.variant) << ", each rank's bytes over its own median):";
   for (std::size_t k = 0; k < p0.rank_GBps.size(); ++k) {
     char buf[48];
     std::snprintf(buf, sizeof buf, " [%zu] %.1f", k, p0.rank_GBps[k]);
@@ -359,8 +360,8 @@ void print_written_files(const Record& r, std::ostream& os) {
 // The figure of merit: the product's rate against the read ceiling and the deck's peak.
 void print_fom(const Record& r, const VariantResult& p, std::ostream& os) {
   char line[256];
-  std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling", p.GBps, p.variant.c_str(),
-                100.0 * p.fraction_of_ceiling, r.backend.c_str());
+  std::snprintf(line, sizeof line, "FOM: %.3f GB/s (%s, %.1f%% of the %s read ceiling", p.GBps,
+                variant_name(p.variant).c_str(), 100.0 * p.fraction_of_ceiling, backend_name(r.backend).c_str());
   os << line;
   if (const auto f = of_peak(r, p.GBps)) {
     std::snprintf(line, sizeof line, ", %.1f%% of the %lld GB/s peak", 100.0 * *f,
@@ -439,7 +440,7 @@ nlohmann::json parameters_json(const Record& r) {
   nlohmann::json params = nlohmann::json::object();
   for (const auto& [key, value] : describe(r.config))
     std::visit([&params, &k = key](const auto& v) { params[k] = v; }, value);
-  params["backend"] = r.backend;
+  params["backend"] = backend_name(r.backend);
   params["ranks"] = r.ranks;
   return params;
 }
@@ -447,7 +448,7 @@ nlohmann::json parameters_json(const Record& r) {
 nlohmann::json results_json(const Record& r) {
   nlohmann::json results = nlohmann::json::array();
   for (const auto& v : r.results) {
-    results.push_back({{"variant", v.variant},
+    results.push_back({{"variant", variant_name(v.variant)},
                        {"median_s", v.time.median_s},
                        {"min_s", v.time.min_s},
                        {"max_s", v.time.max_s},
@@ -467,11 +468,12 @@ nlohmann::json results_json(const Record& r) {
 
 nlohmann::json left_out_json(const Record& r) {
   nlohmann::json left_out = nlohmann::json::array();
-  for (const LeftOutVariant& v : r.left_out) left_out.push_back({{"variant", v.variant}, {"reason", v.reason}});
+  for (const LeftOutVariant& v : r.left_out)
+    left_out.push_back({{"variant", variant_name(v.variant)}, {"reason", v.reason}});
   return left_out;
 }
 
-nlohmann::json candidates_json(const std::vector<Record::CeilingCandidate>& candidates) {
+nlohmann::json candidates_json(const std::vector<CeilingCandidate>& candidates) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& k : candidates)
     list.push_back({{"shape", k.shape}, {"median_s", k.time.median_s}, {"GBps", k.GBps}});
@@ -479,21 +481,26 @@ nlohmann::json candidates_json(const std::vector<Record::CeilingCandidate>& cand
 }
 
 nlohmann::json read_ceiling_json(const Record& r) {
-  return {{"median_s", r.ceiling.median_s},
-          {"min_s", r.ceiling.min_s},
-          {"max_s", r.ceiling.max_s},
-          {"uncovered_launches", r.ceiling.uncovered},
+  const CeilingResult& c = r.read_ceiling;
+  return {{"median_s", c.time.median_s},
+          {"min_s", c.time.min_s},
+          {"max_s", c.time.max_s},
+          {"uncovered_launches", c.time.uncovered},
           {"bytes", r.input_bytes},
-          {"shape", r.ceiling_shape},
-          {"candidates", candidates_json(r.ceiling_candidates)}};
+          {"shape", c.shape},
+          {"candidates", candidates_json(c.candidates)}};
 }
 
 // null when no kernel writes a matrix (the copy ceiling was not timed).
 nlohmann::json copy_ceiling_json(const Record& r) {
-  if (!(r.copy_ceiling.median_s > 0.0)) return nlohmann::json();
-  return {{"median_s", r.copy_ceiling.median_s}, {"min_s", r.copy_ceiling.min_s},
-          {"max_s", r.copy_ceiling.max_s},       {"GBps", r.copy_ceiling_GBps},
-          {"shape", r.copy_ceiling_shape},       {"candidates", candidates_json(r.copy_ceiling_candidates)}};
+  const CeilingResult& c = r.copy_ceiling;
+  if (!c.timed()) return nlohmann::json();
+  return {{"median_s", c.time.median_s},
+          {"min_s", c.time.min_s},
+          {"max_s", c.time.max_s},
+          {"GBps", c.GBps},
+          {"shape", c.shape},
+          {"candidates", candidates_json(c.candidates)}};
 }
 
 // The run's verdict: every variant's worst error against the deck's mode.
@@ -511,7 +518,7 @@ nlohmann::json provenance_json(const Record& r) {
           {"compiler", p.compiler},
           {"build_type", p.build_type},
           {"kokkos_version", r.kokkos_version},
-          {"kokkos_backends", r.kokkos_backends},
+          {"kokkos_backends", backend_names(r.kokkos_backends, ", ")},
           {"kokkos_kernels_version",
            r.kokkos_kernels_version.empty() ? nlohmann::json() : nlohmann::json(r.kokkos_kernels_version)},
           {"execution_space", r.execution_space},
@@ -532,9 +539,9 @@ void write_json(const Record& r, const std::string& path) {
       {"loss", finite_or_null(r.loss)},
       {"loss_text", format_loss(r.loss)},
       {"loss_reproducibility", reproducibility_json(loss_reproducibility(r))},
-      {"ceiling_GBps", r.ceiling_GBps},
+      {"ceiling_GBps", r.read_ceiling.GBps},
       {"peak_GBps", r.config.peak_GBps > 0 ? nlohmann::json(double(r.config.peak_GBps)) : nlohmann::json()},
-      {"ceiling_fraction_of_peak", optional_json(of_peak(r, r.ceiling_GBps))},
+      {"ceiling_fraction_of_peak", optional_json(of_peak(r, r.read_ceiling.GBps))},
       {"last_level_cache_bytes",
        r.last_level_cache_bytes > 0 ? nlohmann::json(r.last_level_cache_bytes) : nlohmann::json()},
       {"inputs_fit_in_cache", r.inputs_fit_in_cache()},
@@ -587,14 +594,13 @@ void append_csv(const Record& r, const std::string& path) {
   for (const auto& v : r.results) {
     const char* check = v.verification.mode == VerifyMode::off ? "off" : v.verification.passed ? "passed" : "failed";
     out << kResultsSchemaVersion << "," << p.date_utc << "," << p.host << "," << p.version << "," << p.git_hash << ","
-        << r.kokkos_version << "," << r.backend << "," << r.concurrency << "," << r.ranks << "," << c.tokens << ","
-        << c.vocab << "," << to_string(c.dtype) << "," << to_string(c.precision) << "," << to_string(c.reduction) << ","
-        << (c.log_target ? "true" : "false") << "," << to_string(c.input) << "," << v.variant << ","
-        << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << "," << v.time.max_s << ","
-        << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << "," << to_string(v.ceiling)
-        << "," << (v.ceiling == Ceiling::copy ? r.copy_ceiling_GBps : r.ceiling_GBps) << "," << v.fraction_of_ceiling
-        << "," << format_loss(v.loss) << "," << check << "," << std::setprecision(3) << v.verification.relative_error
-        << "\n";
+        << r.kokkos_version << "," << backend_name(r.backend) << "," << r.concurrency << "," << r.ranks << ","
+        << c.tokens << "," << c.vocab << "," << to_string(c.dtype) << "," << to_string(c.precision) << ","
+        << to_string(c.reduction) << "," << (c.log_target ? "true" : "false") << "," << to_string(c.input) << ","
+        << variant_name(v.variant) << "," << std::setprecision(9) << v.time.median_s << "," << v.time.min_s << ","
+        << v.time.max_s << "," << std::setprecision(15) << v.bytes << "," << std::setprecision(6) << v.GBps << ","
+        << to_string(v.ceiling) << "," << r.ceiling(v.ceiling).GBps << "," << v.fraction_of_ceiling << ","
+        << format_loss(v.loss) << "," << check << "," << std::setprecision(3) << v.verification.relative_error << "\n";
   }
   out.flush();
   if (!out) throw DataFileError(path, "write failed: " + os_error());

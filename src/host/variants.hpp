@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/config.hpp"
+#include "host/precision.hpp"
 
 namespace klmini {
 
@@ -42,6 +42,9 @@ struct VariantInfo {
   // For a baseline, why it is far below the ceiling by design (the report's note below the
   // table, so that its row does not read as a defect); empty for the product's variants.
   std::string_view slower_by_design = {};
+  // Whose fp64 sums a variant adds its terms with, in their own order, so that its loss is not
+  // bitwise across ranks or threads; empty for the order-independent sum of the product's kernels.
+  std::string_view ordered_sums = {};
 };
 
 inline constexpr std::array<VariantInfo, 6> kVariants = {{
@@ -51,10 +54,12 @@ inline constexpr std::array<VariantInfo, 6> kVariants = {{
     {Variant::flat, "flat", Computes::loss, "a RangePolicy over single elements: the baseline", 2, 0, Ceiling::read,
      false, false, 0,
      "one element a work item, each term added into Kokkos' fp64 reduction: scalar loads and a log per call, "
-     "what a first Kokkos version is"},
+     "what a first Kokkos version is",
+     "Kokkos'"},
     {Variant::kokkos_kernels, "kokkos_kernels", Computes::loss,
      "KokkosBlas::dot for the cross term plus a reduce for the entropy term", 2, 0, Ceiling::read, true, true, 1,
-     "two passes, the library's dot over t and lp, then a reduce of t log t over t again: a library cross-check"},
+     "two passes, the library's dot over t and lp, then a reduce of t log t over t again: a library cross-check",
+     "the library's"},
     {Variant::terms, "terms", Computes::terms_matrix, "reduction = \"none\": writes the term matrix while it sums it",
      2, 1, Ceiling::copy, false, false, 0},
     {Variant::fused_grad, "fused_grad", Computes::loss_and_gradient,
@@ -92,19 +97,9 @@ const char* to_string(Ceiling c);
 // Whether this build has the variant's kernel (kokkos_kernels needs Kokkos Kernels).
 bool compiled_in(Variant v);
 
-// Why a loss variant does not run for this deck in this build, or "" when it does.
-std::string why_left_out(Variant v, const Config& c);
-
-// Every variant the deck's run times, in the order it times them: the term matrix's kernel
-// (reduction = "none") or the loss variants (every one that runs for the deck under
-// variant = "all", else the one named, which must be compiled in: NotCompiledIn otherwise),
-// then the gradient's two when gradient = true.
-std::vector<Variant> timed_variants(const Config& c);
-
-// variant = "all": the loss variants left out, each with the reason.
-struct LeftOutVariant {
-  std::string variant, reason;
-};
-std::vector<LeftOutVariant> left_out_variants(const Config& c);
+// Why the variant does not apply to inputs of `dtype` and terms of `precision` (a resolved one),
+// or "" when it does: the one wording of that rule for the deck check, variant = "all" and the
+// kernels' dispatch.
+std::string why_not_applicable(const VariantInfo& i, DType dtype, Precision precision);
 
 }  // namespace klmini

@@ -24,16 +24,17 @@ void run_loss_variant(Variant v, const Problem<Space, T>& p, const Result<Space>
   switch (v) {
     case Variant::fused: return fused(p, out, shape);
     case Variant::flat: return flat(p, out);
-    case Variant::kokkos_kernels:
+    case Variant::kokkos_kernels: {
 #ifdef KLMINI_HAVE_KOKKOS_KERNELS
-      if constexpr (std::is_same_v<T, float>) {
-        if (p.exact) throw InputError("variant '" + name + "' has no precision = \"exact\"");
-        return kokkos_kernels(p, out);
-      }
-      throw InputError("variant '" + name + "' reads fp32 inputs only");
+      const DType dtype = std::is_same_v<T, float> ? DType::fp32 : std::is_same_v<T, bf16> ? DType::bf16 : DType::fp16;
+      const std::string why = why_not_applicable(info(v), dtype, p.exact ? Precision::exact : Precision::fast);
+      if constexpr (std::is_same_v<T, float>)
+        if (why.empty()) return kokkos_kernels(p, out);
+      throw InputError("variant '" + name + "' " + why);
 #else
       throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");
 #endif
+    }
     case Variant::terms:
     case Variant::fused_grad:
     case Variant::grad_only: break;

@@ -1,7 +1,8 @@
 // The run on one execution space, in four steps: set up this rank's problem (run/setup.hpp),
 // time the ceilings and every planned kernel (run/plan.hpp, run/time_kernel.hpp), check each
 // against the fp64 host reference (run/check.hpp), write the matrices the deck asks for.
-// Templated on the space; src/run/backends.cpp instantiates it for each space compiled in.
+// Templated on the space; src/run/backends.cpp instantiates it for each space compiled in
+// (core/backend_spaces.hpp).
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -12,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend_spaces.hpp"
+#include "core/build_info.hpp"
 #include "core/region.hpp"
 #include "core/validate.hpp"
 #include "host/comm.hpp"
@@ -21,9 +24,9 @@
 #include "host/npy.hpp"
 #include "host/placement.hpp"
 #include "host/record.hpp"
+#include "host/timed_variants.hpp"
 #include "host/variants.hpp"
 #include "kernels/probes/ceiling.hpp"
-#include "run/backends.hpp"
 #include "run/check.hpp"
 #include "run/plan.hpp"
 #include "run/setup.hpp"
@@ -32,27 +35,19 @@
 namespace klmini {
 
 template <class Space>
-std::string space_backend_name() {
-  const std::string n = Space::name();
-  if (n == "OpenMP") return "openmp";
-  if (n == "Serial") return "serial";
-  if (n == "Cuda") return "cuda";
-  return n;
-}
-
-template <class Space>
 Record record_header(const Config& c) {  // what a Record knows before anything runs
+  const BackendInfo& backend = backend_info<Space>();
   Record rec;
   rec.config = c;
-  rec.backend = space_backend_name<Space>();
-  rec.execution_space = Space::name();
+  rec.backend = backend.id;
+  rec.execution_space = std::string(backend.execution_space);
   rec.fixed_units = kFixedUnits<Space>;
   rec.concurrency = static_cast<int>(Space().concurrency());
-  if (rec.backend == "openmp") rec.thread_binding = thread_binding();
+  if (backend.binds_threads) rec.thread_binding = thread_binding();
   rec.input_bytes = 2.0 * double(c.elements()) * double(element_bytes(c.dtype));
   if (is_host_space<Space>()) rec.last_level_cache_bytes = last_level_cache_bytes();
   rec.kokkos_version = kokkos_version();
-  rec.kokkos_backends = kokkos_backends();
+  rec.kokkos_backends = compiled_backends();
   rec.kokkos_kernels_version = kokkos_kernels_version();
   rec.left_out = left_out_variants(c);
   return rec;
@@ -100,18 +95,19 @@ Outputs<Space> allocate_outputs(const Config& c, std::int64_t rows) {
   return out;
 }
 
-// Times every candidate shape of a ceiling over `bytes`; returns the fastest's time and names it.
+// Times every candidate shape of a ceiling over `bytes`; the fastest is the ceiling.
 template <class Space>
-TimingStats time_fastest(const std::vector<variants::CeilingShape<Space>>& shapes, double bytes, const Config& c,
-                         const Comm& comm, std::string& winner, std::vector<Record::CeilingCandidate>& candidates) {
+CeilingResult time_fastest(const std::vector<variants::CeilingShape<Space>>& shapes, double bytes, const Config& c,
+                           const Comm& comm) {
   std::vector<double> values;
-  TimingStats best;
+  CeilingResult best;
   for (const auto& shape : shapes) {
     const TimingStats t = time_kernel<Space>(shape.run, c.warmup, c.repeats, values, comm);
-    candidates.push_back({shape.name, t, bytes / t.median_s * 1e-9});
-    if (winner.empty() || t.median_s < best.median_s) {
-      best = t;
-      winner = shape.name;
+    best.candidates.push_back({shape.name, t, bytes / t.median_s * 1e-9});
+    if (best.shape.empty() || t.median_s < best.time.median_s) {
+      best.time = t;
+      best.GBps = best.candidates.back().GBps;
+      best.shape = shape.name;
     }
   }
   return best;
@@ -122,15 +118,11 @@ TimingStats time_fastest(const std::vector<variants::CeilingShape<Space>>& shape
 template <class Space, class T>
 void time_ceilings(const Config& c, const Problem<Space, T>& p, const Outputs<Space>& out, const Comm& comm,
                    Record& rec) {
-  rec.ceiling = time_fastest<Space>(variants::read_ceiling_shapes(p), rec.input_bytes, c, comm, rec.ceiling_shape,
-                                    rec.ceiling_candidates);
-  rec.ceiling_GBps = rec.input_bytes / rec.ceiling.median_s * 1e-9;
+  rec.read_ceiling = time_fastest<Space>(variants::read_ceiling_shapes(p), rec.input_bytes, c, comm);
   if (c.reduction != Reduction::none && !c.gradient) return;
   const auto& target = c.gradient ? out.grad : out.terms;
   const double copy_bytes = double(c.elements()) * (2.0 * double(sizeof(T)) + 4.0);
-  rec.copy_ceiling = time_fastest<Space>(variants::copy_ceiling_shapes(p, target), copy_bytes, c, comm,
-                                         rec.copy_ceiling_shape, rec.copy_ceiling_candidates);
-  rec.copy_ceiling_GBps = copy_bytes / rec.copy_ceiling.median_s * 1e-9;
+  rec.copy_ceiling = time_fastest<Space>(variants::copy_ceiling_shapes(p, target), copy_bytes, c, comm);
 }
 
 // Runs in a shape trial, after one warm-up: enough for a stable median on a GPU, short beside
@@ -148,8 +140,8 @@ void choose_fused_shape(const Config& c, const Problem<Space, T>& p, const Comm&
       std::string names;
       for (const LaunchShape s : candidates) names += (names.empty() ? "" : "|") + std::string(shape_name(s));
       throw DeckError(c.source, "shape",
-                      "'" + std::string(shape_name(c.shape)) + "' does not apply to this run on " + rec.backend +
-                          " (its shapes: auto|" + names + ")");
+                      "'" + std::string(shape_name(c.shape)) + "' does not apply to this run on " +
+                          backend_name(rec.backend) + " (its shapes: auto|" + names + ")");
     }
     rec.fused_shape = c.shape;
     rec.fused_shape_choice = ShapeChoice::deck;
@@ -185,7 +177,7 @@ VariantResult time_and_check(const PlannedKernel<Space>& k, const KernelBench<Sp
   const auto& [c, out, checker, mine, comm, rec] = bench;  // in the order of KernelBench
   const VariantInfo& info = *k.variant;
   VariantResult v;
-  v.variant = std::string(info.name);
+  v.variant = info.id;
   v.ceiling = info.ceiling;
   // Poison: an element a kernel does not write fails verification.
   constexpr float kPoison = -7.77e33f;
@@ -203,7 +195,7 @@ VariantResult time_and_check(const PlannedKernel<Space>& k, const KernelBench<Sp
   const double per_element = bytes_per_element(info, double(sizeof(T)));
   v.bytes = per_element * double(c.elements());
   v.GBps = v.bytes / v.time.median_s * 1e-9;
-  v.fraction_of_ceiling = v.GBps / (info.ceiling == Ceiling::copy ? rec.copy_ceiling_GBps : rec.ceiling_GBps);
+  v.fraction_of_ceiling = v.GBps / rec.ceiling(info.ceiling).GBps;
   v.rank_GBps =
       comm.gather(per_element * double(mine.count) * double(c.vocab) / summarize(local_times).median_s * 1e-9);
   if (c.verify != VerifyMode::off) {

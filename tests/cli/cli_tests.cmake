@@ -1,5 +1,6 @@
 # The real binary's exit codes and messages: each case runs klmini and checks the exit code
-# and a regular expression on stdout+stderr (tests/cli/expect.cmake).
+# and a regular expression on stdout+stderr (tests/cli/expect.cmake). --version reads the build's
+# version (src/host/version.hpp.in).
 set(_cli_dir ${CMAKE_CURRENT_BINARY_DIR}/cli)
 file(MAKE_DIRECTORY ${_cli_dir})
 # Files named in KLMINI_CLI_FRESH (set around a call) are removed before the run; output that

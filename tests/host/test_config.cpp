@@ -1,4 +1,5 @@
 // Decks and --set overrides (src/host/config.cpp): every key, every way to get one wrong.
+// Also the embedded deck (src/host/default_deck.cpp.in) and the typed errors (src/host/errors.hpp).
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -64,7 +65,7 @@ peak_GBps = 4800
 )");
   CHECK(c.tokens == 7);
   CHECK(c.vocab == 33);
-  CHECK(c.backend == "serial");
+  CHECK(c.backend == klmini::Backend::serial);
   CHECK(c.reduction == klmini::Reduction::mean);
   CHECK(c.log_target);
   CHECK(c.input == klmini::InputKind::npy);
@@ -140,7 +141,7 @@ TEST_CASE("overrides (--set) change any key, typed as TOML or as a bare string")
   const Config c = parse("tokens = 4\n", {"tokens=2048", "backend=serial", "log_target=true", "output=out/terms.npy",
                                           "reduction=none", "variant=\"all\""});
   CHECK(c.tokens == 2048);
-  CHECK(c.backend == "serial");
+  CHECK(c.backend == klmini::Backend::serial);
   CHECK(c.log_target);
   CHECK(c.output == "out/terms.npy");  // relative to the working directory, not the deck
   CHECK(c.variant == "all");

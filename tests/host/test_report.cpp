@@ -1,4 +1,5 @@
 // The report's formats (src/host/report.cpp): loss line, statistics, results table, JSON, CSV.
+// Also a Record's verdicts (src/host/record.hpp: verification_failed, worst_relative_error).
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
 
@@ -25,16 +26,16 @@ klmini::Record sample_record(double loss) {
   r.config.tokens = 8;
   r.config.vocab = 16;
   r.config.precision = klmini::Precision::fast;  // resolved, as in a run
-  r.backend = "serial";
+  r.backend = klmini::Backend::serial;
   r.execution_space = "Serial";
   r.concurrency = 1;
   r.kokkos_version = "9.9.99";
-  r.kokkos_backends = "serial";
+  r.kokkos_backends = {klmini::Backend::serial};
   r.input_bytes = 2.0 * 8 * 16 * 4;
-  r.ceiling = {2e-6, 1.9e-6, 2.1e-6};
-  r.ceiling_GBps = r.input_bytes / 2e-6 * 1e-9;
+  r.read_ceiling.time = {2e-6, 1.9e-6, 2.1e-6};
+  r.read_ceiling.GBps = r.input_bytes / 2e-6 * 1e-9;
   klmini::VariantResult v;
-  v.variant = "fused";
+  v.variant = klmini::Variant::fused;
   v.time = {4e-6, 3.9e-6, 4.3e-6};
   v.bytes = r.input_bytes;
   v.GBps = v.bytes / 4e-6 * 1e-9;
@@ -112,7 +113,7 @@ TEST_CASE("timed runs whose launch the L2 flush did not cover are named, and onl
   klmini::print_results(r, clean);
   CHECK_THAT(clean.str(), !ContainsSubstring("note:"));
   r.results[0].time.uncovered = 3;
-  r.ceiling.uncovered = 1;
+  r.read_ceiling.time.uncovered = 1;
   std::ostringstream noted;
   klmini::print_results(r, noted);
   CHECK_THAT(noted.str(), ContainsSubstring("note: fused: 3 of " + std::to_string(r.config.repeats) + " timed runs"));
@@ -127,7 +128,7 @@ TEST_CASE("repeats that spread widely are noted as a noisy machine, the product'
   klmini::print_results(r, quiet);
   CHECK_THAT(quiet.str(), !ContainsSubstring("noisy"));
   r.results[0].time = {4e-6, 3.9e-6, 5.0e-6};  // 28.2%
-  r.ceiling = {2e-6, 1.5e-6, 3e-6};            // 100%
+  r.read_ceiling.time = {2e-6, 1.5e-6, 3e-6};  // 100%
   std::ostringstream noisy;
   klmini::print_results(r, noisy);
   CHECK_THAT(noisy.str(), ContainsSubstring("note: fused's timed runs spread 28% from fastest to slowest"));
@@ -237,15 +238,15 @@ TEST_CASE("fused's launch shape: the table's line and the JSON say which and how
 
 TEST_CASE("the loss's reproducibility class: its backend's decompositions, and which backends agree") {
   auto r = sample_record(0.125);
-  r.kokkos_backends = "cuda, openmp, serial";
-  r.backend = "openmp";
+  r.kokkos_backends = {klmini::Backend::cuda, klmini::Backend::openmp, klmini::Backend::serial};
+  r.backend = klmini::Backend::openmp;
   auto x = klmini::loss_reproducibility(r);
   CHECK(x.across_decompositions);
   CHECK(x.same_on == std::vector<std::string>{"openmp", "serial"});
   CHECK(x.text ==
         "bitwise across ranks, threads, teams and launch shapes on openmp (this build, precision fast); bitwise the "
         "same on serial");
-  r.backend = "cuda";
+  r.backend = klmini::Backend::cuda;
   r.config.precision = klmini::Precision::exact;
   x = klmini::loss_reproducibility(r);  // a build with KLMINI_CUDA_FIXED_SUM
   CHECK(x.across_decompositions);
@@ -258,12 +259,12 @@ TEST_CASE("the loss's reproducibility class: its backend's decompositions, and w
   CHECK_THAT(x.text,
              ContainsSubstring(
                  "not across rank counts or launch shapes (cuda: fp64 partials of a thread or a row, added exactly)"));
-  r.results[0].variant = "flat";
+  r.results[0].variant = klmini::Variant::flat;
   x = klmini::loss_reproducibility(r);
   CHECK_FALSE(x.across_decompositions);
   CHECK(x.same_on.empty());
   CHECK(x.text == "not bitwise across ranks or threads (flat: Kokkos' fp64 sums, in their order)");
-  r.results[0].variant = "kokkos_kernels";
+  r.results[0].variant = klmini::Variant::kokkos_kernels;
   x = klmini::loss_reproducibility(r);
   CHECK_FALSE(x.across_decompositions);
   CHECK(x.same_on.empty());
@@ -295,15 +296,17 @@ TEST_CASE("CSV: the header once, then one row per variant per run") {
 
 TEST_CASE("with the gradient, the table shows the copy ceiling and one pass against two") {
   klmini::Record r = sample_record(0.5);
-  r.copy_ceiling = {3e-6, 2e-6, 4e-6};
-  r.copy_ceiling_GBps = 8.0 * 16 * 12 / 3e-6 * 1e-9;
+  r.copy_ceiling.time = {3e-6, 2e-6, 4e-6};
+  r.copy_ceiling.GBps = 8.0 * 16 * 12 / 3e-6 * 1e-9;
+  CHECK(&r.ceiling(klmini::Ceiling::copy) == &r.copy_ceiling);  // a variant's rate is a fraction of its own
+  CHECK(&r.ceiling(klmini::Ceiling::read) == &r.read_ceiling);
   klmini::VariantResult grad = r.results.front();
-  grad.variant = "fused_grad";
+  grad.variant = klmini::Variant::fused_grad;
   grad.ceiling = klmini::Ceiling::copy;
   grad.time = {6e-6, 5e-6, 7e-6};
   grad.fraction_of_ceiling = 0.5;
   klmini::VariantResult only = grad;
-  only.variant = "grad_only";
+  only.variant = klmini::Variant::grad_only;
   only.time = {4e-6, 3e-6, 5e-6};
   only.loss = 0.0;
   r.results.push_back(grad);

@@ -52,7 +52,7 @@ inline Config small_config(std::int64_t tokens, std::int64_t vocab) {
   Config c;
   c.tokens = tokens;
   c.vocab = vocab;
-  c.backend = KLMINI_TEST_BACKEND;
+  c.backend = backend_info<Space>().id;
   c.seed = fresh_seed();
   c.warmup = 0;
   c.repeats = 2;

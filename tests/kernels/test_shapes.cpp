@@ -1,4 +1,5 @@
-// The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp:
+// The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp,
+// and the ceilings' shapes (src/kernels/probes/ceiling.hpp):
 // every shape, fused's candidates included, against the fp64 reference in every dtype and
 // precision (outputs poisoned first);
 // where the space has fixed units, every chunked shape bitwise the same as every other (the

@@ -1,4 +1,5 @@
-// The kernels that write a matrix (src/kernels/writing.hpp): the `none` term matrix element by
+// The kernels that write a matrix (src/kernels/writing.hpp, src/kernels/terms.hpp,
+// src/kernels/gradient.hpp): the `none` term matrix element by
 // element against fp64 (output poisoned first), the gradient of every reduction and both target
 // forms as written to its file, and both with precision = "exact".
 // Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
@@ -47,17 +48,17 @@ TEST_CASE("gradient = true: d(loss)/d(lp) for every reduction and both target fo
       const klmini::Record r = klmini::run(c);
       REQUIRE(r.results.size() == 3);
       const auto& v = r.results[1];
-      CHECK(v.variant == "fused_grad");
+      CHECK(v.variant == klmini::Variant::fused_grad);
       INFO(v.verification.detail);
       CHECK(v.verification.passed);
       CHECK(v.ceiling == klmini::Ceiling::copy);
       CHECK(v.loss == Catch::Approx(r.results.front().loss).epsilon(1e-6));  // the same loss as fused
       const auto& only = r.results[2];
-      CHECK(only.variant == "grad_only");
+      CHECK(only.variant == klmini::Variant::grad_only);
       INFO(only.verification.detail);
       CHECK(only.verification.passed);
       CHECK(only.verification.detail.find("gradient: every element") == 0);
-      CHECK(r.copy_ceiling_GBps > 0.0);
+      CHECK(r.copy_ceiling.GBps > 0.0);
       CHECK(klmini::one_pass_over_two_passes(r).has_value() == (red != klmini::Reduction::none));
       CHECK(r.grad_written == c.grad_output);
       // The file holds -t * g (or -exp(t) * g) for the generated t.
@@ -84,12 +85,13 @@ TEST_CASE(
     c.reduction = red;
     const klmini::Record r = klmini::run(c);
     for (const auto& v : r.results) {
-      INFO(v.variant << ": " << v.verification.detail);
+      INFO(klmini::variant_name(v.variant) << ": " << v.verification.detail);
       CHECK(v.verification.passed);
       // The loss sums (the term matrix itself is fp32, so its element-wise error is fp32's).
-      if (v.variant == "fused" || v.variant == "fused_grad") CHECK(v.verification.relative_error <= 1e-12);
+      if (v.variant == klmini::Variant::fused || v.variant == klmini::Variant::fused_grad)
+        CHECK(v.verification.relative_error <= 1e-12);
     }
   }
   c = small_config(2, 64);
-  CHECK(klmini::run(c).config.precision == klmini::default_precision(KLMINI_TEST_BACKEND));
+  CHECK(klmini::run(c).config.precision == klmini::backend_info<Space>().default_precision);
 }

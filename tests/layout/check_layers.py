@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks that src/ keeps its layers: a file includes only its own layer and the ones below,
-and the host layer never includes Kokkos (so toml++ never meets nvcc).
+the host layer never includes Kokkos (so toml++ never meets nvcc), and no two modules (a
+header and its .cpp) depend on each other through their includes.
 
     numerics < host < core < kernels < run
 
@@ -19,6 +20,29 @@ def layer_of(path):
     return LAYERS.index(path.split("/")[0]) if path.split("/")[0] in LAYERS else None
 
 
+def module_cycles(src, files):
+    """Each pair of modules that reach each other through includes ("host/config <-> host/variants")."""
+    needs = {}
+    for f in files:
+        rel = f.relative_to(src).as_posix()
+        module = rel.split(".")[0]
+        for inc in INCLUDE.findall(f.read_text()):
+            target = inc.split(".")[0]
+            if target != module and (src / inc).exists():
+                needs.setdefault(module, set()).add(target)
+
+    def reaches(start):
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in needs.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    return sorted({" <-> ".join(sorted((a, b))) for a in needs for b in needs[a] if a in reaches(b)})
+
+
 def main(source_dir):
     src = pathlib.Path(source_dir) / "src"
     problems = []
@@ -35,6 +59,7 @@ def main(source_dir):
             target = layer_of(inc)
             if target is not None and target > own:
                 problems.append(f"src/{rel}: includes {inc}, a layer above {LAYERS[own]}/")
+    problems += [f"src/{pair}: include each other" for pair in module_cycles(src, files)]
     for p in problems:
         print(p)
     print(f"{len(files)} files, {len(problems)} include(s) against the layers")

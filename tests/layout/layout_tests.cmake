@@ -7,6 +7,14 @@ if(Python3_FOUND)
   # The function-length scanner, on snippets whose functions it must find and measure.
   add_test(NAME layout/function_length_self_test
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/function_length.py --self-test)
+  # A backend is its row of src/host/backends.hpp and its Kokkos type: no other file names one.
+  add_test(NAME layout/backend_places_self_test
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/backend_places.py --self-test)
+  add_test(NAME layout/backend_places
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/backend_places.py ${PROJECT_SOURCE_DIR})
+  # Every module of src/ has a test file of its name, or a test that names it.
+  add_test(NAME layout/test_files
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/test_files.py ${PROJECT_SOURCE_DIR})
   # No function in src/, miniapp/ or bench/ is longer than 60 lines.
   add_test(NAME layout/function_length
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/layout/function_length.py ${PROJECT_SOURCE_DIR})

@@ -1,6 +1,5 @@
-// The element types' conversions (src/numerics/dtype.hpp) against independent references: the
-// compiler's _Float16 where it has one, and rounding written out in fp64 from each format's
-// definition.
+// The element types' conversions (src/numerics/dtype.hpp, their bits: src/numerics/bit_cast.hpp) against independent
+// references: the compiler's _Float16 where it has one, and rounding written out in fp64 from each format's definition.
 #include <catch2/catch_test_macros.hpp>
 
 #include <algorithm>

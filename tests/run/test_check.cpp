@@ -15,7 +15,7 @@ TEST_CASE("sampled verification passes on correct results and checks the sampled
   c.sample_rows = 50;
   const klmini::Record r = klmini::run(c);
   for (const auto& v : r.results) {
-    INFO(v.variant << ": " << v.verification.detail);
+    INFO(klmini::variant_name(v.variant) << ": " << v.verification.detail);
     CHECK(v.verification.passed);
     CHECK(v.verification.rows_checked == 50);
   }
@@ -42,8 +42,9 @@ TEST_CASE("precision = fast: fused and fused_grad within 5e-8 of fp64 at every s
       c.gradient = true;
       const klmini::Record r = klmini::run(c);
       for (const auto& v : r.results) {
-        if (v.variant == "grad_only") continue;  // no loss
-        INFO("vocab " << vocab << " " << klmini::to_string(dtype) << " " << v.variant << ": " << v.verification.detail);
+        if (v.variant == klmini::Variant::grad_only) continue;  // no loss
+        INFO("vocab " << vocab << " " << klmini::to_string(dtype) << " " << klmini::variant_name(v.variant) << ": "
+                      << v.verification.detail);
         CHECK(v.verification.passed);
         CHECK(v.verification.relative_error <= 5e-8);
       }
@@ -60,8 +61,9 @@ TEST_CASE("precision = exact: every variant that has it within 1e-12 of fp64 at 
       const klmini::Record r = klmini::run(c);
       CHECK(r.config.precision == klmini::Precision::exact);
       for (const auto& v : r.results) {
-        INFO("vocab " << vocab << (log_target ? " log_target " : " ") << v.variant << ": " << v.verification.detail);
-        CHECK(v.variant != "kokkos_kernels");  // fp32 library calls: not run in exact mode
+        INFO("vocab " << vocab << (log_target ? " log_target " : " ") << klmini::variant_name(v.variant) << ": "
+                      << v.verification.detail);
+        CHECK(v.variant != klmini::Variant::kokkos_kernels);  // fp32 library calls: not run in exact mode
         CHECK(v.verification.passed);
         CHECK(v.verification.relative_error <= 1e-12);
       }

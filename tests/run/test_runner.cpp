@@ -4,6 +4,8 @@
 // Built once per backend (tests/CMakeLists.txt), on the space KLMINI_TEST_SPACE.
 #include "kernels/kernel_test_support.hpp"
 
+#include <optional>
+
 #include <catch2/catch_approx.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/matchers/catch_matchers_string.hpp>
@@ -37,7 +39,7 @@ TEST_CASE("every reduction scales the same sum; none writes the matrix") {
   c.output = path;
   const klmini::Record r = klmini::run(c);
   REQUIRE(r.results.size() == 1);
-  CHECK(r.results.front().variant == "terms");
+  CHECK(r.results.front().variant == klmini::Variant::terms);
   CHECK(r.results.front().verification.passed);
   // A different fp32 kernel (it may contract and vectorize differently): equal to rounding.
   CHECK(r.loss == Catch::Approx(sums[1]).epsilon(1e-6));
@@ -101,11 +103,14 @@ TEST_CASE("fused runs in the shape its trial chose, or the deck's; every candida
 }
 
 TEST_CASE("backends and variants not compiled in are clear errors") {
-  CHECK(klmini::resolve_backend(KLMINI_TEST_BACKEND) == KLMINI_TEST_BACKEND);
-  CHECK(klmini::resolve_backend("default") == klmini::compiled_backends().front());
+  CHECK(klmini::resolve_backend(klmini::find_backend(KLMINI_TEST_BACKEND)) == klmini::backend_info<Space>().id);
+  CHECK(klmini::resolve_backend(std::nullopt) == klmini::compiled_backends().front());
 #ifndef KOKKOS_ENABLE_CUDA
-  REQUIRE_THROWS_WITH(klmini::resolve_backend("cuda"),
-                      Catch::Matchers::ContainsSubstring("not compiled into this build"));
+  REQUIRE_THROWS_WITH(klmini::resolve_backend(klmini::Backend::cuda),
+                      Catch::Matchers::ContainsSubstring("backend 'cuda' is not compiled into this build"));
+  klmini::Config cuda = small_config(2, 8);
+  cuda.backend = klmini::Backend::cuda;
+  REQUIRE_THROWS_AS(klmini::run(cuda), klmini::NotCompiledIn);
 #endif
   REQUIRE_THROWS_AS(klmini::variants::run_loss_variant(klmini::Variant::terms, upload({0.f}, {1.f}, 1, 1, false),
                                                        klmini::Result<Space>("r")),
@@ -137,7 +142,7 @@ TEST_CASE("tokens x vocab >= 2^31 elements: 64-bit indexing end to end", "[large
   c.repeats = 1;
   const klmini::Record r = klmini::run(c);
   for (const auto& v : r.results) {
-    INFO(v.variant << ": " << v.verification.detail);
+    INFO(klmini::variant_name(v.variant) << ": " << v.verification.detail);
     CHECK(v.verification.passed);
     CHECK(std::isfinite(v.loss));
     CHECK(v.loss > 0.5);  // KL of two independent softmax(randn) rows is about 1

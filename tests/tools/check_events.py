@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the event log that tests/tools/event_log_tool.cpp wrote for one klmini run: the run's
-phases are Kokkos Tools regions, opened in order and closed; every kernel runs inside the run's
+phases are Kokkos Tools regions (src/core/region.hpp), opened in order and closed; every kernel runs inside the run's
 region and carries a klmini label (or is Kokkos' own construction or destruction of a view, or a
 Kokkos Kernels kernel inside Kokkos Kernels' region); every allocation carries a klmini label (or
 is Kokkos' own scratch).
