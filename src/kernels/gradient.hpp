@@ -12,17 +12,11 @@ template <class TermOp, bool LogTarget>
 struct LossAndGradientOp {
   static constexpr bool reads_lp = true;
   using value_type = typename TermOp::value_type;
-  // The term's host regular form (term_ops.hpp), the gradient written beside it.
-  static constexpr bool has_host_regular_form = !LogTarget && HasHostRegularForm<TermOp>::value;
   TermOp term;
   float g;  // the reduction's factor
   KOKKOS_INLINE_FUNCTION value_type operator()(float t, float lp, float& grad) const {
     grad = kl_grad(t, g, LogTarget);
     return term(t, lp);
-  }
-  KOKKOS_INLINE_FUNCTION void add_regular(float& t_e, float& t_lp, float& rest, float t, float lp, float& grad) const {
-    grad = kl_grad(t, g, LogTarget);
-    TermOp::add_regular(t_e, t_lp, rest, t, lp);
   }
 };
 

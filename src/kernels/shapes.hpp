@@ -96,8 +96,22 @@ KOKKOS_INLINE_FUNCTION double host_blocked_partial(std::int64_t j, const std::in
     }
     local = kLn2 * t_e + rest - t_lp;
   }
-  for (; j < end; ++j) local += double(term(j));
+  KLMINI_SIMD_SUM_LOCAL
+  for (std::int64_t i = j; i < end; ++i) local += double(term(i));
   return local;
+}
+
+// Where the host blocks pay (measured: docs/PERFORMANCE.md, Hosts): fp32 inputs in AVX-512 builds.
+// With AVX2's 16 vector registers the lanes' three sums spill, and with 16-bit inputs the
+// conversions the general loop hides cost more than the blocks save; those keep the general loop.
+template <class Space, class Matrix, class Op>
+constexpr bool host_blocks_pay() {
+#if defined(__AVX512F__)
+  return is_host_space<Space>() && HasHostRegularForm<Op>::value &&
+         std::is_same_v<typename Matrix::non_const_value_type, float>;
+#else
+  return false;
+#endif
 }
 
 template <class Space, class Matrix, class Op>
@@ -114,7 +128,7 @@ struct SegmentSums {
   KLMINI_UNIT_FUNCTION double partial(const std::int64_t row, const std::int64_t begin, const std::int64_t end) const {
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
-    if constexpr (is_host_space<Space>() && HasHostRegularForm<Op>::value) {
+    if constexpr (host_blocks_pay<Space, Matrix, Op>()) {
       return host_blocked_partial(
           begin, end, [&](std::int64_t i) { return to_float(t_row[i]); },
           [&](std::int64_t i, float& t_e, float& t_lp, float& rest) {

@@ -33,20 +33,13 @@ struct WriteSegments {
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
     float* out_row = &out(row, 0);
-    auto lp_at = [&](std::int64_t j) { return Op::reads_lp ? to_float(lp_row[j]) : 0.0f; };
-    if constexpr (is_host_space<Space>() && HasHostRegularForm<Op>::value) {
-      return host_blocked_partial(
-          begin, end, [&](std::int64_t i) { return to_float(t_row[i]); },
-          [&](std::int64_t i, float& t_e, float& t_lp, float& rest) {
-            op.add_regular(t_e, t_lp, rest, to_float(t_row[i]), lp_at(i), out_row[i]);
-          },
-          [&](std::int64_t i) { return op(to_float(t_row[i]), lp_at(i), out_row[i]); });
-    } else {
-      double local = 0.0;
-      KLMINI_SIMD_SUM_LOCAL
-      for (std::int64_t j = begin; j < end; ++j) local += double(op(to_float(t_row[j]), lp_at(j), out_row[j]));
-      return local;
+    double local = 0.0;
+    KLMINI_SIMD_SUM_LOCAL
+    for (std::int64_t j = begin; j < end; ++j) {
+      const float lp_j = Op::reads_lp ? to_float(lp_row[j]) : 0.0f;
+      local += double(op(to_float(t_row[j]), lp_j, out_row[j]));
     }
+    return local;
   }
 };
 
