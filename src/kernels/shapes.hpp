@@ -56,32 +56,34 @@ struct HasHostRegularForm<Op, std::void_t<decltype(Op::has_host_regular_form)>> 
   static constexpr bool value = Op::has_host_regular_form;
 };
 
-// A host unit's partial, elements j to end, for an Op with a host regular form: when every t of
-// the unit is a positive normal number (one pass over its t, in cache for the next), blocks of
-// kRounds x kLanes elements in that form (add_regular(i, t_e, t_lp, rest) adds element i's parts), lane k
-// of a block adding its kRounds terms' parts in fp32 (3 roundings of a term's order, inside the
-// verification's 8 u per term), then into its own fp64 sums; the other units, and a unit's tail
-// after its last whole block, element by element in fp64 (term(i)). The lanes are the vector
-// registers' (16 fp32 in AVX-512, two registers in AVX2), and the fp32 sums keep the
-// conversions to fp64 out of the element loop. The order of every addition is fixed by the unit
-// alone, so its partial is the same whatever shape reads it.
-template <class TAt, class AddRegular, class Term>
-KOKKOS_INLINE_FUNCTION double host_blocked_partial(std::int64_t j, const std::int64_t end, const TAt& t_at,
-                                                   const AddRegular& add_regular, const Term& term) {
+// A host unit's partial, fp32 elements j to end, for an Op with a host regular form: when every
+// t of the unit is a positive normal number (one pass over its t, in cache for the next), blocks
+// of kRounds x kLanes elements in that form (Op::add_regular), lane k of a block adding its
+// kRounds terms' parts in fp32 (3 roundings of a term's order, inside the verification's 8 u per
+// term), then into its own fp64 sums; the other units, and a unit's tail after its last whole
+// block, element by element in fp64 as the general loop. The lanes are an AVX-512 register's 16
+// fp32, and the fp32 sums keep the conversions to fp64 out of the element loop. The order of
+// every addition is fixed by the unit alone, so its partial is the same whatever shape reads it.
+template <class Op>
+KOKKOS_INLINE_FUNCTION double host_blocked_partial(const Op& op, const float* t, const float* lp, std::int64_t j,
+                                                   const std::int64_t end) {
   constexpr int kLanes = 16, kRounds = 4, kBlock = kLanes * kRounds;
   constexpr double kLn2 = 0.6931471805599453;
-  std::uint32_t worst = 0;  // the largest bits - min normal: regular when below the exponent's span
+  std::uint32_t worst = 0;  // the largest math::normal_offset of the unit's t
   for (std::int64_t i = j; i < end; ++i) {
-    const std::uint32_t offset = bits_of(t_at(i)) - 0x00800000u;
+    const std::uint32_t offset = math::normal_offset(t[i]);
     worst = offset > worst ? offset : worst;
   }
   double local = 0.0;
-  if (worst < 0x7f000000u) {
+  if (worst < math::kNormalSpan) {
     double lane_t_e[kLanes] = {}, lane_t_lp[kLanes] = {}, lane_rest[kLanes] = {};
     for (; j + kBlock <= end; j += kBlock) {
       float part_t_e[kLanes] = {}, part_t_lp[kLanes] = {}, part_rest[kLanes] = {};  // lanes side by side
       for (int r = 0; r < kRounds; ++r)
-        for (int k = 0; k < kLanes; ++k) add_regular(j + r * kLanes + k, part_t_e[k], part_t_lp[k], part_rest[k]);
+        for (int k = 0; k < kLanes; ++k) {
+          const std::int64_t i = j + r * kLanes + k;
+          Op::add_regular(part_t_e[k], part_t_lp[k], part_rest[k], t[i], lp[i]);
+        }
       for (int k = 0; k < kLanes; ++k) {
         lane_t_e[k] += double(part_t_e[k]);
         lane_t_lp[k] += double(part_t_lp[k]);
@@ -97,7 +99,7 @@ KOKKOS_INLINE_FUNCTION double host_blocked_partial(std::int64_t j, const std::in
     local = kLn2 * t_e + rest - t_lp;
   }
   KLMINI_SIMD_SUM_LOCAL
-  for (std::int64_t i = j; i < end; ++i) local += double(term(i));
+  for (std::int64_t i = j; i < end; ++i) local += double(op(t[i], lp[i]));
   return local;
 }
 
@@ -129,12 +131,7 @@ struct SegmentSums {
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
     if constexpr (host_blocks_pay<Space, Matrix, Op>()) {
-      return host_blocked_partial(
-          begin, end, [&](std::int64_t i) { return to_float(t_row[i]); },
-          [&](std::int64_t i, float& t_e, float& t_lp, float& rest) {
-            Op::add_regular(t_e, t_lp, rest, to_float(t_row[i]), to_float(lp_row[i]));
-          },
-          [&](std::int64_t i) { return op(to_float(t_row[i]), to_float(lp_row[i])); });
+      return host_blocked_partial(op, t_row, lp_row, begin, end);
     } else {
       double local = 0.0;
       KLMINI_SIMD_SUM_LOCAL

@@ -33,9 +33,9 @@ using TeamSum = ThreadSum<Space, Op>;
 
 // precision = "fast": the fp32 term with the kernel log (math::kernel_log).
 // On hosts, whose log is a polynomial with selects for its special values, the row-wise shapes
-// read units whose t are all positive normal numbers in a form without those selects and with a
-// shorter polynomial (host_blocked_partial, shapes.hpp); on devices the log's special cases
-// cost nothing.
+// of AVX-512 builds read fp32 units whose t are all positive normal numbers in a form without
+// those selects and with a shorter polynomial (host_blocked_partial, shapes.hpp); on devices the
+// log's special cases cost nothing.
 template <bool LogTarget>
 struct KlTermOp {
   using value_type = float;
@@ -43,9 +43,9 @@ struct KlTermOp {
   KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term(t, lp, LogTarget); }
   // The regular form of the term, t (e ln2 + log1p(f)) - t lp for t = 2^e (1 + f), in three sums
   // that no rounding at the magnitude of lp or of e ln2 touches: t e, whose total the caller
-  // multiplies by ln 2 in fp64 (no split constant), t lp (exact products for 16-bit inputs), and
-  // t (f + f^2 r(f)), below 0.35 t (math::log1p_tail). A rounding of each element's log - lp,
-  // a function of few distinct pairs for 16-bit inputs, would bias their loss.
+  // multiplies by ln 2 in fp64 (no split constant), t lp, and t (f + f^2 r(f)), below 0.35 t
+  // (math::log1p_tail). A rounding of each element's log - lp, a function of few distinct pairs
+  // for 16-bit inputs, biased their loss (docs/PERFORMANCE.md, Hosts).
   static KOKKOS_INLINE_FUNCTION void add_regular(float& t_e, float& t_lp, float& rest, const float t, const float lp) {
     const math::LogReduced r = math::reduce_for_log(bits_of(t));
     t_e += t * r.e;

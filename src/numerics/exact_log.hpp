@@ -150,10 +150,14 @@ KOKKOS_INLINE_FUNCTION double log1p_quotient(double r) {
   return q;
 }
 
+// x's bits less the smallest normal's: below kNormalSpan exactly when x is a positive normal
+// finite fp32 value (the biased exponent in [1, 254], the sign clear). Unsigned, so that a
+// loop can test many values at once by their largest offset.
+inline constexpr std::uint32_t kNormalSpan = 0x7f000000u;
+KOKKOS_INLINE_FUNCTION std::uint32_t normal_offset(float x) { return bits_of(x) - 0x00800000u; }
+
 // Whether x is a positive normal finite fp32 value: the arguments exact_log_normal() takes.
-KOKKOS_INLINE_FUNCTION bool positive_normal(float x) {
-  return bits_of(x) - 0x00800000u < 0x7f000000u;  // the biased exponent in [1, 254], the sign clear
-}
+KOKKOS_INLINE_FUNCTION bool positive_normal(float x) { return normal_offset(x) < kNormalSpan; }
 
 // ln(2^exponent_offset * x) for positive normal finite x (any bits give a finite table index,
 // and some double). `table` is exact_log_table<TableBits>()'s data in memory the caller's
