@@ -104,8 +104,8 @@ KOKKOS_INLINE_FUNCTION double host_blocked_partial(const Op& op, const float* t,
 }
 
 // Where the host blocks pay (measured: docs/PERFORMANCE.md, Hosts): fp32 inputs in AVX-512 builds.
-// With AVX2's 16 vector registers the lanes' three sums spill, and with 16-bit inputs the
-// conversions the general loop hides cost more than the blocks save; those keep the general loop.
+// With 16-bit inputs the conversions the general loop hides cost more than the blocks save; AVX2
+// builds keep the general loop too until the blocks are timed against it there.
 template <class Space, class Matrix, class Op>
 constexpr bool host_blocks_pay() {
 #if defined(__AVX512F__)
