@@ -34,8 +34,9 @@ constexpr bool is_host_space() {
 // (Comm::sum). A DigitSum: FixedSum's integer in words that threads can also add into
 // atomically (numerics/digit_sum.hpp), so that a kernel of one team per row needs no second
 // pass over the rows' sums.
+// On devices the compact one (numerics/digit_sum.hpp: fewer registers, range 2^128).
 template <class Space>
-using KernelSum = DigitSum;
+using KernelSum = std::conditional_t<is_host_space<Space>(), DigitSum, CompactDigitSum>;
 
 // Whether each unit of the kernels is a fixed piece of the data, rounded onto the sum's grid on
 // its own (a row's kHostUnitColumns on hosts; on devices a 16-byte chunk, or a row segment's
@@ -95,9 +96,9 @@ inline bool is_poison(const FixedSum& s) { return (s.flags & FixedSum::kPoison) 
 // Adds a team's or thread's part x to the kernel's sum in memory, from any number of threads at
 // once: each non-zero word atomically (integer additions: the total is the same in any order).
 template <class Space>
-KOKKOS_INLINE_FUNCTION void atomic_add_to(const Result<Space>& out, const DigitSum& x) {
-  DigitSum& to = out();
-  for (int i = 0; i < DigitSum::kWords; ++i)
+KOKKOS_INLINE_FUNCTION void atomic_add_to(const Result<Space>& out, const KernelSum<Space>& x) {
+  KernelSum<Space>& to = out();
+  for (int i = 0; i < KernelSum<Space>::kWords; ++i)
     if (x.w[i] != 0) Kokkos::atomic_add(&to.w[i], x.w[i]);
   if (x.flags != 0) Kokkos::atomic_fetch_or(&to.flags, x.flags);
 }
@@ -212,9 +213,9 @@ Kokkos::RangePolicy<Space, Kokkos::IndexType<std::int64_t>> row_segment_policy(c
 
 // DigitSum and BinnedSum as Kokkos sum types (nested reductions start from the identity).
 namespace Kokkos {
-template <>
-struct reduction_identity<klmini::DigitSum> {
-  KOKKOS_FORCEINLINE_FUNCTION static klmini::DigitSum sum() { return klmini::DigitSum(); }
+template <int Words>
+struct reduction_identity<klmini::BasicDigitSum<Words>> {
+  KOKKOS_FORCEINLINE_FUNCTION static klmini::BasicDigitSum<Words> sum() { return klmini::BasicDigitSum<Words>(); }
 };
 template <>
 struct reduction_identity<klmini::BinnedSum> {

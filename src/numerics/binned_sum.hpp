@@ -19,7 +19,8 @@
 // Bounds: between renormalizations (every kRenormalizeEvery values, each bin's multiple of the
 // next coarser grid carried up, exactly) a bin below the top holds less than 2^52 grids; the
 // top bin (grid 2^104) is exact while a thread's total stays below 2^157 in magnitude, which
-// 2^29 values below FixedSum's range (2^128) cannot exceed.
+// 2^29 values below CompactDigitSum's range (2^128) cannot exceed. A finite value beyond that
+// range makes the total's flag kBeyondRange, as a CompactDigitSum's own would.
 #pragma once
 
 #include <cstdint>
@@ -35,11 +36,14 @@ struct BinnedSum {
   static constexpr int kBinBits = 40;
   static constexpr int kRenormalizeEvery = 2048;
   static constexpr int kFirstOrdinaryBin = 3;  // grid 2^-16, for values below 2^24
-  static_assert(FixedSum::kFractionBits == 96 && kBins * kBinBits >= FixedSum::kRangeExponent + 96 + 16,
-                "the bins span FixedSum's grid and range");
+  static_assert(FixedSum::kFractionBits == 96 && kBins * kBinBits >= CompactDigitSum::kRangeExponent + 96 + 16,
+                "the bins span FixedSum's grid and CompactDigitSum's range");
 
   double bin[kBins] = {0, 0, 0, 0, 0, 0};
   int pending = 0;  // values added since the last renormalization
+  // Added to the top bin for each value beyond the range: far above any total in range (2^157),
+  // of one sign, so that no cancellation removes it.
+  static constexpr double kBeyondRangeMark = 0x1p200;
 
   // 1.5 * 2^52 grids of bin k (literals: static arrays have no device-side storage).
   KOKKOS_INLINE_FUNCTION static constexpr double splitter(int k) {
@@ -61,9 +65,10 @@ struct BinnedSum {
       split_from<kFirstOrdinaryBin>(x);
     } else if (x < kRange && -x < kRange) {
       split_from<0>(x);
-    } else {  // NaN, an infinity, or beyond FixedSum's range (an infinity of its sign)
-      const double inf = double_of(0x7ff0000000000000ull);
-      bin[0] += x != x ? x : x > 0 ? inf : -inf;
+    } else if (x - x != 0) {  // NaN or an infinity
+      bin[0] += x;
+    } else {  // beyond CompactDigitSum's range: a mark no sum in range reaches (add_to)
+      bin[0] += kBeyondRangeMark;
     }
     if (++pending == kRenormalizeEvery) renormalize();
   }
@@ -103,6 +108,10 @@ struct BinnedSum {
       s.add(top);
       return;
     }
+    if (top >= kBeyondRangeMark / 2) {
+      s.flags |= FixedSum::kBeyondRange;
+      return;
+    }
     for (int k = 0; k < kBins; ++k)
       s.add_grids(static_cast<std::int64_t>(bin[k] * inverse_grid(k)), kBinBits * (kBins - 1 - k));
   }
@@ -123,7 +132,8 @@ KOKKOS_INLINE_FUNCTION FixedSum& operator+=(FixedSum& s, const BinnedSum& b) {
   b.add_to(s);
   return s;
 }
-KOKKOS_INLINE_FUNCTION DigitSum& operator+=(DigitSum& s, const BinnedSum& b) {
+template <int Words>
+KOKKOS_INLINE_FUNCTION BasicDigitSum<Words>& operator+=(BasicDigitSum<Words>& s, const BinnedSum& b) {
   b.add_to(s);
   return s;
 }

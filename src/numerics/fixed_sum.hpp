@@ -2,15 +2,18 @@
 // that the loss is bitwise the same whatever the ranks, threads, teams or launch shape.
 //
 // Each value added (a kernel's unit: a row's fp64 partial on hosts, a 16-byte chunk's partial
-// on devices) is rounded once, to nearest-even, onto the grid 2^-96 and kept as a 256-bit two's
-// complement integer (four 64-bit words). Integer addition is exact, associative and
+// on devices) is rounded once, to nearest-even, onto the grid 2^-96 and kept as a 448-bit two's
+// complement integer (seven 64-bit words). Integer addition is exact, associative and
 // commutative, so the total does not depend on the order or the grouping of the additions;
 // it is converted to double once, correctly rounded. Non-finite values set sticky flags
 // (+inf, -inf, NaN), which map to the result as an IEEE sum would: NaN wins, +inf + -inf is NaN.
 //
-// Range: a value of magnitude >= 2^128 (beyond every finite fp32) counts as an infinity of its
-// sign. The integer sum is exact modulo 2^256, so the total is right whenever the true total is
-// below 2^159 in magnitude, whatever the intermediate sums: any kMaxValues values are.
+// Range: values below 2^320 in magnitude are kept, beyond every unit's partial that finite fp32
+// inputs give (a term t (log t - lp) stays below 2^257, a unit of at most 2^11 terms below 2^268).
+// A finite value beyond the range sets the flag kBeyondRange, which callers turn into an error
+// (the run's sum cannot be given), never into an infinity. The integer sum is exact modulo
+// 2^448, so the total is right whenever the true total is below 2^351 in magnitude, whatever the
+// intermediate sums: any kMaxValues values are.
 //
 // Error bound, for n values x_i (each exact or rounded once):
 //   |to_double() - sum x_i| <= ulp(to_double()) / 2 + n * 2^-97
@@ -33,21 +36,24 @@ namespace klmini {
 
 // A double rounded onto FixedSum's grid 2^-96, to nearest-even: |x| * 2^96 = magnitude * 2^bit
 // (magnitude < 2^53), or, for a non-finite x or one beyond the range, the flag it sets
-// (FixedSum::kPosInf, kNegInf or kNaN). The one rounding every fixed-point sum here shares.
+// (FixedSum::kPosInf, kNegInf or kNaN), or, for a finite |x| >= 2^range_exponent, kBeyondRange.
+// The one rounding every fixed-point sum here shares.
 struct GridValue {
   std::uint64_t magnitude = 0;
   int bit = 0;
   bool negative = false;
   std::uint64_t flag = 0;
 };
-KOKKOS_INLINE_FUNCTION GridValue on_grid(double x);
+KOKKOS_INLINE_FUNCTION GridValue on_grid(double x, int range_exponent);
 
 struct FixedSum {
-  static constexpr int kWords = 4;
-  static constexpr int kFractionBits = 96;    // the grid: 2^-96
-  static constexpr int kRangeExponent = 128;  // |x| >= 2^128 counts as infinite
+  static constexpr int kWords = 7;
+  static constexpr int kFractionBits = 96;  // the grid: 2^-96
   static constexpr std::int64_t kMaxValues = std::int64_t(1) << 31;
-  enum : std::uint64_t { kPosInf = 1, kNegInf = 2, kNaN = 4, kPoison = 8 };
+  // kMaxValues (2^31) values below 2^kRangeExponent, in grids of 2^-96, stay below the sign bit:
+  // kRangeExponent + 31 + 96 = 64 kWords - 1.
+  static constexpr int kRangeExponent = 64 * kWords - 128;
+  enum : std::uint64_t { kPosInf = 1, kNegInf = 2, kNaN = 4, kPoison = 8, kBeyondRange = 16 };
 
   std::uint64_t w[kWords] = {0, 0, 0, 0};  // little-endian words
   std::uint64_t flags = 0;
@@ -103,9 +109,12 @@ struct FixedSum {
   }
   KOKKOS_INLINE_FUNCTION bool operator!=(const FixedSum& o) const { return !(*this == o); }
 
+  // Whether a finite value beyond the range entered the sum (then to_double() is NaN).
+  bool beyond_range() const { return (flags & kBeyondRange) != 0; }
+
   // The sum, correctly rounded to double (nearest-even); an exact zero is +0.
   double to_double() const {
-    if ((flags & kNaN) != 0 || (flags & (kPosInf | kNegInf)) == (kPosInf | kNegInf))
+    if ((flags & (kNaN | kBeyondRange)) != 0 || (flags & (kPosInf | kNegInf)) == (kPosInf | kNegInf))
       return std::numeric_limits<double>::quiet_NaN();
     if ((flags & kPosInf) != 0) return std::numeric_limits<double>::infinity();
     if ((flags & kNegInf) != 0) return -std::numeric_limits<double>::infinity();
@@ -148,7 +157,7 @@ struct FixedSum {
   }
 };
 
-KOKKOS_INLINE_FUNCTION GridValue on_grid(double x) {
+KOKKOS_INLINE_FUNCTION GridValue on_grid(double x, const int range_exponent) {
   const std::uint64_t b = bits_of(x);
   GridValue g;
   g.negative = (b >> 63) != 0;
@@ -160,8 +169,8 @@ KOKKOS_INLINE_FUNCTION GridValue on_grid(double x) {
                           : std::uint64_t(FixedSum::kPosInf);
     return g;
   }
-  if (e >= 1023 + FixedSum::kRangeExponent) {
-    g.flag = g.negative ? std::uint64_t(FixedSum::kNegInf) : std::uint64_t(FixedSum::kPosInf);
+  if (e >= 1023 + range_exponent) {
+    g.flag = FixedSum::kBeyondRange;
     return g;
   }
   if (e == 0)
@@ -183,7 +192,7 @@ KOKKOS_INLINE_FUNCTION GridValue on_grid(double x) {
 }
 
 KOKKOS_INLINE_FUNCTION void FixedSum::add(double x) {
-  const GridValue g = on_grid(x);
+  const GridValue g = on_grid(x, kRangeExponent);
   if (g.flag != 0) {
     flags |= g.flag;
     return;

@@ -7,11 +7,13 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/problem.hpp"
 #include "core/timer.hpp"
 #include "host/comm.hpp"
+#include "host/errors.hpp"
 #include "host/record.hpp"
 #include "host/timing.hpp"
 
@@ -60,6 +62,11 @@ TimingStats time_kernel(const std::function<void(const Result<Space>&)>& kernel,
     }
     const FixedSum local = read_sum<Space>(result);
     if (!comm.all(!is_poison(local))) throw std::runtime_error("a kernel did not write its result");
+    if (!comm.all(!local.beyond_range()))
+      throw DoesNotFit(std::string("a partial sum of the inputs' terms reached 2^") +
+                       std::to_string(KernelSum<Space>::kRangeExponent) + ", beyond the range of " + Space::name() +
+                       "'s fixed-point sum; the host backends keep partial sums up to 2^" +
+                       std::to_string(FixedSum::kRangeExponent));
     values.push_back(comm.sum(local).to_double());
   }
   if (local_times) *local_times = mine;

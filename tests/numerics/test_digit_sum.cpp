@@ -90,7 +90,7 @@ TEST_CASE("digit sum: long runs of one value, far beyond a double's 53 bits, sta
   CHECK(digit_sum_of(xs).to_fixed().to_double() == 50000 * 0x1p-96);
 }
 
-TEST_CASE("digit sum: infinities, NaN and values past 2^128 as FixedSum takes them") {
+TEST_CASE("digit sum: infinities, NaN and values past the range as FixedSum takes them") {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<std::vector<double>> cases = {{1.0, inf, 2.0},   {-inf, 1.0}, {inf, 1.0, -inf}, {nan, 1.0},
                                                   {0x1p128, -1e300}, {0x1p128},   {-1e300},         {3.0, -1e39}};
@@ -100,6 +100,28 @@ TEST_CASE("digit sum: infinities, NaN and values past 2^128 as FixedSum takes th
   }
   CHECK(digit_sum_of({1.0, inf}).to_fixed().to_double() == inf);
   CHECK(std::isnan(digit_sum_of({inf, -inf}).to_fixed().to_double()));
+  CHECK(digit_sum_of({1e300}).to_fixed().beyond_range());
+}
+
+TEST_CASE("compact digit sum: FixedSum's total below 2^128, the range flag beyond it") {
+  std::mt19937_64 gen(klmini::testing::fresh_seed());
+  const std::vector<double> xs = klmini::testing::adversarial_values(gen, 9000);
+  klmini::CompactDigitSum compact;
+  for (const double x : xs) compact += x;
+  CHECK(compact.to_fixed() == fixed_sum_of(xs));
+  CHECK(compact.to_fixed() == digit_sum_of(xs).to_fixed());
+  // Many times the largest value in range: exact (each word is a signed count, no modulo).
+  klmini::CompactDigitSum many;
+  const double top = std::nextafter(0x1p128, 0.0);
+  for (int i = 0; i < 4096; ++i) many += top;
+  CHECK(many.to_fixed().to_double() == 4096 * top);
+  for (const double x : {0x1p128, -1e39, 1e300}) {
+    INFO("x = " << x);
+    klmini::CompactDigitSum s(1.0);
+    s += x;
+    CHECK(s.to_fixed().beyond_range());
+    CHECK(!fixed_sum_of({1.0, x}).beyond_range() == (std::fabs(x) < 0x1p320));
+  }
 }
 
 TEST_CASE("digit sum: whole numbers of grids at any bit offset, and BinnedSum's bins") {

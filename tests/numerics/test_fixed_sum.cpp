@@ -152,7 +152,7 @@ TEST_CASE("fixed sum: values off the grid round once to 2^-96, nearest-even") {
   CHECK(error_of(sum_of(std::vector<double>(1000, 0x1p-98)), std::vector<double>(1000, 0x1p-98)) <= bound(0.0, 1000));
 }
 
-TEST_CASE("fixed sum: infinities and NaN as an IEEE sum, values past 2^128 as infinities") {
+TEST_CASE("fixed sum: infinities and NaN as an IEEE sum, values past 2^320 flagged beyond the range") {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   CHECK(sum_of({1.0, inf, 2.0}).to_double() == inf);
   CHECK(sum_of({-inf, 1.0}).to_double() == -inf);
@@ -160,12 +160,22 @@ TEST_CASE("fixed sum: infinities and NaN as an IEEE sum, values past 2^128 as in
   CHECK(std::isnan(sum_of({nan, 1.0}).to_double()));
   CHECK(std::isnan(sum_of({inf, nan}).to_double()));
   CHECK(std::isnan(sum_of({-nan, -inf}).to_double()));
-  CHECK(std::isnan(sum_of({0x1p128, -1e300}).to_double()));  // +inf + -inf
-  CHECK(sum_of({0x1p128}).to_double() == inf);
-  CHECK(sum_of({-1e300}).to_double() == -inf);
-  // Just below the range: exact, and room for kMaxValues of them below the integer's 2^159.
-  static_assert(double(FixedSum::kMaxValues) * 0x1p128 <= 0x1p159, "kMaxValues values of < 2^128 fit");
-  const double top = std::nextafter(0x1p128, 0.0);
+  // Every unit finite fp32 inputs give is in range: 512 terms of 1.5e38 (beyond fp32's largest).
+  CHECK(sum_of({0x1p128}).to_double() == 0x1p128);
+  CHECK(sum_of(std::vector<double>(512, 1.5e38)).to_double() == 512 * 1.5e38);
+  CHECK(sum_of({0x1p300, 1.0, -0x1p300}).to_double() == 1.0);
+  CHECK(!sum_of({0x1p300}).beyond_range());
+  // Beyond it: a flag, never an infinity (the caller refuses the sum).
+  for (const double x : {0x1p320, -1e300, std::numeric_limits<double>::max()}) {
+    INFO("x = " << x);
+    CHECK(sum_of({x}).beyond_range());
+    CHECK(sum_of({1.0, x}).beyond_range());
+    CHECK(std::isnan(sum_of({x}).to_double()));
+  }
+  // Just below the range: exact, and room for kMaxValues of them below the integer's sign bit.
+  static_assert(FixedSum::kRangeExponent == 320, "the range the header states");
+  static_assert(double(FixedSum::kMaxValues) * 0x1p320 * 0x1p96 <= 0x1p447, "kMaxValues values of < 2^320 fit");
+  const double top = std::nextafter(0x1p320, 0.0);
   CHECK(sum_of(std::vector<double>(4096, top)).to_double() == 4096.0 * top);
   CHECK(sum_of(std::vector<double>(4096, -top)).to_double() == -4096.0 * top);
   // Flags join like the words: in any order.
