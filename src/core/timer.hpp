@@ -3,7 +3,7 @@
 // that evicts the inputs from L2 (as triton.testing.do_bench's zeroing of a buffer does) and
 // keeps the GPU busy while the host enqueues the kernel, so that the host's launch cost stays
 // out of the time. A read, not do_bench's write: a write leaves L2 full of dirty lines whose
-// write-back the timed kernel then pays (6 us at 536 MB on an H200, docs/PERFORMANCE.md).
+// write-back the timed kernel then pays (docs/PERFORMANCE.md, Timing and the L2 flush).
 // A run whose launch the flush may not have covered is counted (uncovered()), so that the
 // report can say so. On host spaces it fences and reads a wall clock. Every CUDA call is checked.
 #pragma once

@@ -26,13 +26,14 @@ enum class SumUnits {
 };
 
 // Cuda adds fp64 partials unless the build asks for the hosts' fixed units (CMake's
-// KLMINI_CUDA_FIXED_SUM), whose cost there is not yet within 1% of the bandwidth on every card.
+// KLMINI_CUDA_FIXED_SUM), which cost too much there yet (docs/PERFORMANCE.md, Fixed-point sums).
 #if defined(KLMINI_CUDA_FIXED_SUM)
 inline constexpr SumUnits kCudaSumUnits = SumUnits::fixed;
 #else
 inline constexpr SumUnits kCudaSumUnits = SumUnits::thread_partials;
 #endif
-// "exact" where it costs at most 2% of the time of "fast" (measured: docs/PERFORMANCE.md).
+// "exact" where it costs at most 2% of the time of "fast" (measured: docs/PERFORMANCE.md,
+// precision = "exact").
 inline constexpr Precision kCudaDefaultPrecision = Precision::fast;
 
 struct BackendInfo {

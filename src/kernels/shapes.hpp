@@ -291,8 +291,8 @@ struct RowTeams {
 // devices) and one thread adds the team's total to the kernel's DigitSum atomically
 // (core/problem.hpp: atomic_add_to). Its teams end without the step with which every team of a
 // Kokkos parallel_reduce ends (the team's partial stored, a fence, an atomic count): with that
-// step, one team per row costs a few us per team at vocab 4096 and about 4% at 131072 on the
-// H200. The launch zeroes the sum first (zero_sum).
+// step, one team per row is slow (docs/PERFORMANCE.md, GPU launch shapes). The launch zeroes
+// the sum first (zero_sum).
 template <class Space, class Op, class Member, class ThreadPart>
 KOKKOS_INLINE_FUNCTION void add_team_sum(const Member& team, const Result<Space>& out, const ThreadPart& thread_sum) {
   using Part = TeamSum<Space, Op>;

@@ -84,7 +84,7 @@ KOKKOS_INLINE_FUNCTION ExactLogEntry load_entry(const double* table, std::uint32
 // threads) at a time, 8 bank groups of 16 bytes; with 4 copies, two threads of a quarter warp
 // can only meet in a bank group when their entries' parities agree, so a warp's table load
 // takes ~8 passes instead of the ~12 L1 wavefronts of the same gather from global memory
-// (Nsight Compute: L1 throughput 83% -> 69%). 8 copies would take the minimum, 4 passes, but
+// (docs/PERFORMANCE.md, precision = "exact"). 8 copies would take the minimum, 4 passes, but
 // only for tables of 256 entries, which need degree 7.
 inline constexpr int kExactLogCopies = 4;
 

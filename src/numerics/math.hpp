@@ -44,10 +44,10 @@ using std::sqrt;
 // The fp32 log of Cuda kernels: the hardware log2 (MUFU.LG2, __log2f) times ln 2, with its
 // result recentred. Measured on the H200 over whole binades of arguments below 1, lg2.approx
 // returns on average 0.53-0.75 ulp of its result above log2(x) (it rounds toward zero), and
-// __logf inherits that bias: over a row the errors add up instead of cancelling (loss relative
-// error 3.5e-7 to 5.3e-7 on the seed decks). Adding half an ulp of the result, with its sign,
-// centres the error on zero: ~1.2e-8 to 2.1e-8 on the same decks, for one multiply, one mask
-// and one fused multiply-add more than __logf. y * 2^-24 masked to its sign and exponent is
+// __logf inherits that bias: over a row the errors add up instead of cancelling. Adding half an
+// ulp of the result, with its sign, centres the error on zero (the loss's error with each:
+// docs/PERFORMANCE.md, The fp32 kernel log on the GPU), for one multiply, one mask and one
+// fused multiply-add more than __logf. y * 2^-24 masked to its sign and exponent is
 // half an ulp of y; it is 0 for y = 0 (log 1 stays 0) and keeps inf and NaN as they are.
 KOKKOS_INLINE_FUNCTION float device_logf(float x) {
   constexpr float kLn2 = 0.693147180559945309f;
