@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 
+#include "experimental_shapes.hpp"
 #include "run/backends.hpp"
 #include "run/runner.hpp"
 #include "version.hpp"
@@ -133,6 +134,18 @@ struct KlTermMufuLogOp {
   }
 };
 
+// The fp32 term with the polynomial host log (math::vector_logf) on every space: the devices'
+// kernel log timed against it.
+struct KlTermPolyLogOp {
+  using value_type = float;
+  struct PolyLog {
+    KOKKOS_INLINE_FUNCTION float operator()(float x) const { return klmini::math::vector_logf(x); }
+  };
+  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const {
+    return klmini::kl_term_with(PolyLog{}, t, lp, false);
+  }
+};
+
 // The exact term without its regular form: every element through the special-value handling
 // (the product before the regular form; it measures what the form gains), table in global memory.
 struct KlTermExactGeneralOp : klmini::variants::KlTermExactOp<false> {
@@ -168,6 +181,7 @@ void register_timing_methods(const std::string& backend, const std::vector<Shape
 namespace device_shapes {
 
 using namespace klmini::variants;
+using namespace klmini::variants::experimental;
 using Op = KlTermOp<false>;
 
 // Flat 16-byte chunks, 1 to 8 a step, interleaved across the threads or consecutive in each.
@@ -209,10 +223,10 @@ void register_grid_logs(const std::string& backend, const Shape& s) {
     run_grid_stride<2>("b", p, r, KlTermMufuLogOp{}, device_league<Space>(), kDeviceTeam);
   });
   add<Space>(backend, "grid_u2_polylog", s, [](const auto& p, const auto& r) {
-    run_grid_stride<2>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
+    run_grid_stride<2>("b", p, r, KlTermPolyLogOp{}, device_league<Space>(), kDeviceTeam);
   });
   add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
-    run_grid_stride<4>("b", p, r, KlTermPolyLogOp<false>{}, device_league<Space>(), kDeviceTeam);
+    run_grid_stride<4>("b", p, r, KlTermPolyLogOp{}, device_league<Space>(), kDeviceTeam);
   });
   add<Space>(backend, "grid_u2_exact", s, [](const auto& p, const auto& r) {
     run_product_shape("b", p, r, KlTermExactOp<false>{p.log_table.data()});
