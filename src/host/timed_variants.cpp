@@ -16,8 +16,7 @@ std::vector<Variant> timed_variants(const Config& c) {
   } else if (c.variant != "all") {
     const VariantInfo* named = find_variant(c.variant);
     if (named == nullptr || named->computes != Computes::loss) throw InputError("unknown variant '" + c.variant + "'");
-    if (!compiled_in(named->id))
-      throw NotCompiledIn("variant '" + c.variant + "' is not compiled into this build (it needs Kokkos Kernels)");
+    if (!compiled_in(named->id)) throw NotCompiledIn(not_compiled_in_message(named->id));
     out.push_back(named->id);
   } else {
     for (const Variant v : loss_variant_table())
