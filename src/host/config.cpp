@@ -87,12 +87,17 @@ using Keys = std::vector<std::pair<std::string, Setter>>;
 // variant: one of the loss variants, or all of them.
 void set_variant(Config& c, const toml::node& n, const Where& w) {
   const std::string v = get_string(n, w, "variant");
-  if (v != "all" && (find_variant(v) == nullptr || find_variant(v)->computes != Computes::loss)) {
+  if (v == "all") {
+    c.variant.reset();
+    return;
+  }
+  const VariantInfo* named = find_variant(v);
+  if (named == nullptr || named->computes != Computes::loss) {
     std::string names;
     for (const Variant k : loss_variant_table()) names += variant_name(k) + "|";
     throw DeckError(w.text, "variant", "'" + v + "' is not one of " + names + "all");
   }
-  c.variant = v;
+  c.variant = named->id;
 }
 
 // backend: a row of the backend table, or "default" (none: the best compiled in).
@@ -234,10 +239,10 @@ void check_consistency(const Config& c) {
   if (!c.grad_output.empty() && !c.gradient) throw DeckError(w, "grad_output", "is only written when gradient = true");
   if (!c.grad_output.empty() && c.grad_output == c.output)
     throw DeckError(w, "grad_output", "is the same file as output");
-  const VariantInfo* named = find_variant(c.variant);
+  const VariantInfo* named = c.variant ? &info(*c.variant) : nullptr;
   if (named != nullptr)  // with precision left to the backend, the kernels' dispatch checks the default
     if (const std::string why = why_not_applicable(*named, c.dtype, c.precision); !why.empty())
-      throw DeckError(w, "variant", "'" + c.variant + "' " + why);
+      throw DeckError(w, "variant", "'" + std::string(named->name) + "' " + why);
   if (c.reduction == Reduction::none && named != nullptr && named->id != Variant::fused)
     throw DeckError(w, "variant",
                     "reduction = \"none\" writes the term matrix with the 'terms' kernel; "
@@ -259,6 +264,8 @@ const char* to_string(InputKind k) { return k == InputKind::npy ? "npy" : "gener
 const char* to_string(VerifyMode m) {
   return m == VerifyMode::full ? "full" : m == VerifyMode::sample ? "sample" : "off";
 }
+
+std::string variant_setting(const std::optional<Variant>& v) { return v ? variant_name(*v) : "all"; }
 
 std::vector<std::string> deck_keys() {
   std::vector<std::string> keys;
@@ -366,7 +373,7 @@ std::vector<std::pair<std::string, DeckValue>> describe(const Config& c) {
   d.emplace_back("repeats", I(c.repeats));
   d.emplace_back("verify", S(to_string(c.verify)));
   if (c.verify == VerifyMode::sample) d.emplace_back("sample_rows", I(c.sample_rows));
-  d.emplace_back("variant", S(c.variant));
+  d.emplace_back("variant", variant_setting(c.variant));
   d.emplace_back("shape", S(std::string(shape_name(c.shape))));
   if (c.peak_GBps > 0) d.emplace_back("peak_GBps", I(c.peak_GBps));
   return d;

@@ -11,6 +11,7 @@
 #include "host/backends.hpp"
 #include "host/launch_shapes.hpp"
 #include "host/precision.hpp"
+#include "host/variants.hpp"
 #include "numerics/reduction.hpp"
 
 namespace klmini {
@@ -40,8 +41,9 @@ struct Config {
   int repeats = 10;
   VerifyMode verify = VerifyMode::full;
   std::int64_t sample_rows = 256;
-  std::int64_t peak_GBps = 0;     // the device's datasheet bandwidth, GB/s; 0: not given
-  std::string variant = "fused";  // a variant name or "all"
+  std::int64_t peak_GBps = 0;  // the device's datasheet bandwidth, GB/s; 0: not given
+  // The deck's loss variant; none for "all" (every loss variant that applies: host/timed_variants.hpp).
+  std::optional<Variant> variant = Variant::fused;
   // fused's launch shape: automatic = the fastest of the candidates by trial (host/launch_shapes.hpp)
   LaunchShape shape = LaunchShape::automatic;
 
@@ -52,6 +54,8 @@ struct Config {
 const char* to_string(Reduction r);
 const char* to_string(InputKind k);
 const char* to_string(VerifyMode m);
+// The deck's `variant` value: the variant's name, or "all" for none.
+std::string variant_setting(const std::optional<Variant>& v);
 
 // The deck compiled into the binary (inputs/default.toml).
 const char* embedded_default_deck();

@@ -208,7 +208,8 @@ void print_summary(const Record& r, std::ostream& os) {
   print_placements(r, os);
   os << "  Kokkos          " << r.kokkos_version << " [" << backend_names(r.kokkos_backends, ", ") << "], "
      << (r.kokkos_kernels_version.empty() ? "no Kokkos Kernels" : "Kokkos Kernels " + r.kokkos_kernels_version) << "\n"
-     << "  variants        " << c.variant << "; warmup " << c.warmup << ", repeats " << c.repeats << "\n";
+     << "  variants        " << variant_setting(c.variant) << "; warmup " << c.warmup << ", repeats " << c.repeats
+     << "\n";
   for (const LeftOutVariant& v : r.left_out)
     os << "  left out        " << variant_name(v.variant) << ": " << v.reason << "\n";
   os << "  verification    " << to_string(c.verify);

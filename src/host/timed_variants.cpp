@@ -13,12 +13,11 @@ std::vector<Variant> timed_variants(const Config& c) {
   std::vector<Variant> out;
   if (c.reduction == Reduction::none) {
     out.push_back(Variant::terms);
-  } else if (c.variant != "all") {
-    const VariantInfo* named = find_variant(c.variant);
-    if (named == nullptr || named->computes != Computes::loss) throw InputError("unknown variant '" + c.variant + "'");
-    if (!compiled_in(named->id))
-      throw NotCompiledIn("variant '" + c.variant + "' is not compiled into this build (it needs Kokkos Kernels)");
-    out.push_back(named->id);
+  } else if (c.variant) {
+    const Variant named = *c.variant;
+    if (info(named).computes != Computes::loss) throw InputError("unknown variant '" + variant_name(named) + "'");
+    if (!compiled_in(named)) throw NotCompiledIn(not_compiled_in_message(named));
+    out.push_back(named);
   } else {
     for (const Variant v : loss_variant_table())
       if (why_left_out(v, c).empty()) out.push_back(v);
@@ -32,7 +31,7 @@ std::vector<Variant> timed_variants(const Config& c) {
 
 std::vector<LeftOutVariant> left_out_variants(const Config& c) {
   std::vector<LeftOutVariant> out;
-  if (c.variant != "all") return out;
+  if (c.variant) return out;
   for (const Variant v : loss_variant_table()) {
     std::string why = why_left_out(v, c);
     if (!why.empty()) out.push_back({v, std::move(why)});

@@ -20,6 +20,10 @@ bool compiled_in(Variant v) {
 #endif
 }
 
+std::string not_compiled_in_message(Variant v) {
+  return "variant '" + variant_name(v) + "' is not compiled into this build (it needs Kokkos Kernels)";
+}
+
 std::string why_not_applicable(const VariantInfo& i, DType dtype, Precision precision) {
   if (i.fp32_fast_only && dtype != DType::fp32)
     return "reads fp32 inputs only (dtype is " + std::string(to_string(dtype)) + ")";

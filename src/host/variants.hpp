@@ -97,6 +97,9 @@ const char* to_string(Ceiling c);
 // Whether this build has the variant's kernel (kokkos_kernels needs Kokkos Kernels).
 bool compiled_in(Variant v);
 
+// The one message for a variant that is not compiled in (NotCompiledIn): what it needs.
+std::string not_compiled_in_message(Variant v);
+
 // Why the variant does not apply to inputs of `dtype` and terms of `precision` (a resolved one),
 // or "" when it does: the one wording of that rule for the deck check, variant = "all" and the
 // kernels' dispatch.

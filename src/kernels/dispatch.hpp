@@ -32,7 +32,7 @@ void run_loss_variant(Variant v, const Problem<Space, T>& p, const Result<Space>
         if (why.empty()) return kokkos_kernels(p, out);
       throw InputError("variant '" + name + "' " + why);
 #else
-      throw NotCompiledIn("variant '" + name + "' is not compiled into this build (it needs Kokkos Kernels)");
+      throw NotCompiledIn(not_compiled_in_message(v));
 #endif
     }
     case Variant::terms:

@@ -1,7 +1,7 @@
 // The per-element operations every kernel is templated on: an Op maps one (t, lp) pair, already
 // converted to fp32, to its term of type Op::value_type (float or double). The kernels sum
 // value_types and accumulate in fp64. One Op per precision (deck key `precision`), plus the
-// bandwidth ceiling's plain read and the benchmark's alternative log.
+// bandwidth ceiling's plain read (the benchmark's alternative logs are in bench_variants.cpp).
 #pragma once
 
 #include <type_traits>
@@ -114,16 +114,6 @@ KlTermExactOp<LogTarget, TableBits, Degree>::staged(const Member& team) const {
   team.team_barrier();
   return {{table}, math::ScratchTable::for_lane(scratch, team.team_rank() % 32)};
 }
-
-// For the benchmark's comparison of logarithms on devices: the polynomial host log everywhere.
-template <bool LogTarget>
-struct KlTermPolyLogOp {
-  using value_type = float;
-  struct PolyLog {
-    KOKKOS_INLINE_FUNCTION float operator()(float x) const { return math::vector_logf(x); }
-  };
-  KOKKOS_INLINE_FUNCTION float operator()(float t, float lp) const { return kl_term_with(PolyLog{}, t, lp, LogTarget); }
-};
 
 // The bandwidth ceiling: touch both values, no math; a plain fp64 sum (ThreadSum).
 struct ReadOp {

@@ -44,7 +44,7 @@ TEST_CASE("validation allows the input dtype's rounding: generated bf16 and fp16
         c.dtype = dtype;
         c.log_target = log_target;
         c.validate = true;
-        c.variant = "fused";
+        c.variant = klmini::Variant::fused;
         INFO(klmini::to_string(dtype) << " vocab " << vocab << (log_target ? " log_target" : ""));
         CHECK_NOTHROW(klmini::run(c));  // before the fix, bf16 lp rows failed at 1e-3
       }

@@ -23,7 +23,7 @@ TEST_CASE("the embedded default deck parses to the documented defaults") {
   CHECK(c.tokens == 8192);  // 256 MiB of inputs: beyond most last-level caches
   CHECK(c.vocab == 4096);
   CHECK(c.reduction == klmini::Reduction::batchmean);
-  CHECK(c.variant == "all");
+  CHECK(!c.variant);
   CHECK(c.verify == klmini::VerifyMode::full);
   CHECK(c.source == "embedded default deck");
 }
@@ -77,7 +77,7 @@ peak_GBps = 4800
   CHECK(c.verify == klmini::VerifyMode::sample);
   CHECK(c.sample_rows == 4);
   CHECK(c.peak_GBps == 4800);
-  CHECK(c.variant == "flat");
+  CHECK(c.variant == klmini::Variant::flat);
   CHECK(c.validate);
   CHECK_FALSE(c.overwrite);
 }
@@ -144,7 +144,7 @@ TEST_CASE("overrides (--set) change any key, typed as TOML or as a bare string")
   CHECK(c.backend == klmini::Backend::serial);
   CHECK(c.log_target);
   CHECK(c.output == "out/terms.npy");  // relative to the working directory, not the deck
-  CHECK(c.variant == "all");
+  CHECK(!c.variant);
   REQUIRE_THROWS_WITH(parse("", {"tokens2=5"}),
                       ContainsSubstring("--set tokens2=5") && ContainsSubstring("unknown key"));
   REQUIRE_THROWS_WITH(parse("", {"tokens"}), ContainsSubstring("expected key=value"));

@@ -29,7 +29,7 @@ TEST_CASE("where a variant applies: kokkos_kernels takes fp32 fast terms only") 
 
 TEST_CASE("variant = all: what is timed and what is left out, with its reason") {
   klmini::Config c;
-  c.variant = "all";
+  c.variant = std::nullopt;  // all
   c.dtype = klmini::DType::bf16;
   const std::vector<Variant> timed = klmini::timed_variants(c);
   CHECK(timed == std::vector<Variant>{Variant::fused, Variant::flat});
@@ -40,16 +40,16 @@ TEST_CASE("variant = all: what is timed and what is left out, with its reason") 
                                ? "reads fp32 inputs only (dtype is bf16)"
                                : "not compiled in: this build has no Kokkos Kernels"));
   CHECK(klmini::why_left_out(Variant::fused, c).empty());
-  c.variant = "flat";  // a named variant leaves nothing out
+  c.variant = klmini::Variant::flat;  // a named variant leaves nothing out
   CHECK(klmini::left_out_variants(c).empty());
   CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::flat});
 }
 
 TEST_CASE("a named variant the deck check let through is still refused by name") {
   klmini::Config c;
-  c.variant = "terms";  // the term matrix's kernel is chosen by reduction = "none", not by name
+  c.variant = klmini::Variant::terms;  // the term matrix's kernel is chosen by reduction = "none", not by name
   REQUIRE_THROWS_WITH(klmini::timed_variants(c), Catch::Matchers::ContainsSubstring("unknown variant 'terms'"));
-  c.variant = "kokkos_kernels";
+  c.variant = klmini::Variant::kokkos_kernels;
   if (!klmini::compiled_in(Variant::kokkos_kernels))
     REQUIRE_THROWS_AS(klmini::timed_variants(c), klmini::NotCompiledIn);
   else

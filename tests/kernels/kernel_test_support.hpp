@@ -56,7 +56,7 @@ inline Config small_config(std::int64_t tokens, std::int64_t vocab) {
   c.seed = fresh_seed();
   c.warmup = 0;
   c.repeats = 2;
-  c.variant = "all";
+  c.variant = std::nullopt;  // all
   return c;
 }
 

@@ -1,5 +1,6 @@
 // The launch shapes of src/kernels/shapes.hpp with the term ops of src/kernels/term_ops.hpp,
-// and the ceilings' shapes (src/kernels/probes/ceiling.hpp):
+// and the ceilings' shapes (src/kernels/probes/ceiling.hpp; the benchmark's own shapes are
+// tested in tests/bench/test_experimental_shapes.cpp):
 // every shape, fused's candidates included, against the fp64 reference in every dtype and
 // precision (outputs poisoned first);
 // where the space has fixed units, every chunked shape bitwise the same as every other (the
@@ -35,19 +36,7 @@ void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
     const int recommended = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
                                 .team_size_recommended(GridStride<Space, 4, T, Op>{}, Kokkos::ParallelForTag());
     const std::vector<std::pair<std::string, std::function<void()>>> shapes = {
-        {"chunks_u1", [&] { run_flat_chunks<1>("t", p, r, op); }},
-        {"chunks_u2", [&] { run_flat_chunks<2>("t", p, r, op); }},
-        {"chunks_u4", [&] { run_flat_chunks<4>("t", p, r, op); }},
-        {"chunks_u3_consecutive", [&] { run_flat_chunks<3, ChunkOrder::consecutive>("t", p, r, op); }},
-        {"chunks_u4_lb256",
-         [&] { run_flat_chunks<4, ChunkOrder::interleaved, Kokkos::LaunchBounds<256, 4>>("t", p, r, op); }},
-        {"rowteam_u1", [&] { run_row_teams<1>("t", p, r, op, recommended); }},
-        {"rowteam_u2", [&] { run_row_teams<2>("t", p, r, op, 1); }},
-        {"rowteam_strided_u4", [&] { run_row_teams<4, ChunkOrder::interleaved>("t", p, r, op, recommended); }},
-        {"rowteam_strided_u2_t1", [&] { run_row_teams<2, ChunkOrder::interleaved>("t", p, r, op, 1); }},
         {"grid_u2", [&] { run_grid_stride<2>("t", p, r, op, 3, 1); }},
-        {"blocks_u4", [&] { run_grid_blocks<4>("t", p, r, op, 3, recommended); }},
-        {"blocks_u2_t1", [&] { run_grid_blocks<2>("t", p, r, op, 2, 1); }},
         {"grid_u4", [&] { run_grid_stride<4>("t", p, r, op, 2, recommended); }},
         {"segments", [&] { run_row_segments("t", p, r, op); }},
         {"segments_w512", [&] { run_row_segments("t", p, r, op, 512); }},

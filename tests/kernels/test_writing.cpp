@@ -40,7 +40,7 @@ TEST_CASE("gradient = true: d(loss)/d(lp) for every reduction and both target fo
       klmini::Config c = small_config(7, 133);
       c.reduction = red;
       c.log_target = log_target;
-      c.variant = "fused";
+      c.variant = klmini::Variant::fused;
       c.gradient = true;
       c.grad_output = dir.file("grad.npy");
       c.overwrite = true;
@@ -79,7 +79,7 @@ TEST_CASE(
     "precision = exact with the term matrix and the gradient; a deck without the key gets the backend's default") {
   klmini::Config c = small_config(5, 1031);
   c.precision = klmini::Precision::exact;
-  c.variant = "fused";
+  c.variant = klmini::Variant::fused;
   c.gradient = true;
   for (const auto red : {klmini::Reduction::batchmean, klmini::Reduction::none}) {
     c.reduction = red;

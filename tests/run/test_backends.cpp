@@ -54,7 +54,7 @@ TEST_CASE("Kokkos versions as Kokkos writes them") {
 
 TEST_CASE("a run takes a resolved backend and the backend's default precision") {
   klmini::Config c = small_config(2, 16);
-  c.variant = "fused";
+  c.variant = klmini::Variant::fused;
   c.backend = std::nullopt;
   REQUIRE_THROWS_AS(klmini::run(c), std::logic_error);  // resolve_backend first, once
   c.backend = klmini::resolve_backend(std::nullopt);

@@ -23,7 +23,7 @@ TEST_CASE("sampled verification passes on correct results and checks the sampled
 
 TEST_CASE("the loss on seed-like inputs is within 1e-6 of fp64") {
   klmini::Config c = small_config(64, 4099);
-  c.variant = "fused";
+  c.variant = klmini::Variant::fused;
   const klmini::Record r = klmini::run(c);
   CHECK(r.results.front().verification.passed);
   CHECK(r.results.front().verification.relative_error < 1e-6);
@@ -37,7 +37,7 @@ TEST_CASE("precision = fast: fused and fused_grad within 5e-8 of fp64 at every s
   for (const std::int64_t vocab : {4096, 8192, 16384, 32768, 65536, 131072}) {
     for (const klmini::DType dtype : {klmini::DType::fp32, klmini::DType::bf16, klmini::DType::fp16}) {
       klmini::Config c = small_config(std::max<std::int64_t>(2, 262144 / vocab), vocab);
-      c.variant = "fused";
+      c.variant = klmini::Variant::fused;
       c.dtype = dtype;
       c.gradient = true;
       const klmini::Record r = klmini::run(c);

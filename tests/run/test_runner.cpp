@@ -21,7 +21,7 @@
 
 TEST_CASE("every reduction scales the same sum; none writes the matrix") {
   klmini::Config c = small_config(6, 77);
-  c.variant = "fused";
+  c.variant = klmini::Variant::fused;
   double sums[3];
   int i = 0;
   for (const auto red : {klmini::Reduction::batchmean, klmini::Reduction::sum, klmini::Reduction::mean}) {
@@ -65,7 +65,7 @@ TEST_CASE("the loss is bitwise identical from run to run") {
 TEST_CASE("fused runs in the shape its trial chose, or the deck's; every candidate gives the same loss") {
   // vocab 4104: rows of whole 16-byte chunks, longer than 2048 (two host candidates).
   klmini::Config c = small_config(9, 4104);
-  c.variant = "fused";
+  c.variant = klmini::Variant::fused;
   c.repeats = 3;
   const klmini::Record chosen = klmini::run(c);
   REQUIRE(chosen.fused_shape_choice == klmini::ShapeChoice::trial);
@@ -125,7 +125,7 @@ TEST_CASE("backends and variants not compiled in are clear errors") {
   c.precision = klmini::Precision::fast;
   c.dtype = klmini::DType::bf16;
   CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::fused, Variant::flat});
-  c.variant = "flat";
+  c.variant = klmini::Variant::flat;
   CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::flat});
   c.gradient = true;  // the gradient's kernels follow the loss variants
   CHECK(klmini::timed_variants(c) == std::vector<Variant>{Variant::flat, Variant::fused_grad, Variant::grad_only});

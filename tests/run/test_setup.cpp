@@ -18,7 +18,7 @@
 
 TEST_CASE("npy input gives the same loss as the generated data it holds") {
   klmini::Config c = small_config(5, 130);
-  c.variant = "fused";
+  c.variant = klmini::Variant::fused;
   const klmini::Record generated = klmini::run(c);
   // Write the same generated data to .npy files and read them back through the deck path.
   const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
@@ -96,7 +96,7 @@ void check_16_bit_inputs(klmini::DType dtype) {
   none.log_probs.clear();
   none.targets.clear();
   none.reduction = klmini::Reduction::none;
-  none.variant = "fused";
+  none.variant = klmini::Variant::fused;
   const klmini::Record terms = klmini::run(none);
   CHECK(terms.results.front().variant == klmini::Variant::terms);
   INFO(terms.results.front().verification.detail);
@@ -131,7 +131,7 @@ TEST_CASE(
   check_16_bit_inputs<klmini::fp16>(klmini::DType::fp16);
   // Rounding really happened: the bf16 loss differs from the fp32 one, by bf16's rounding.
   klmini::Config c = small_config(6, 1032);
-  c.variant = "fused";
+  c.variant = klmini::Variant::fused;
   const double fp32_loss = klmini::run(c).loss;
   c.dtype = klmini::DType::bf16;
   const double bf16_loss = klmini::run(c).loss;
