@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "common/fresh_seed.hpp"
@@ -36,6 +37,20 @@ inline Problem<Space> upload(const std::vector<float>& lp, const std::vector<flo
   Kokkos::deep_copy(p.lp, lp_h);
   Kokkos::deep_copy(p.t, t_h);
   return p;
+}
+
+// The sizes the launch-shape tests run: short rows, unaligned ones, rows past a host unit, and
+// {3, 65536}, rows long enough that the product's shape on devices is RowSums.
+inline std::vector<std::pair<std::int64_t, std::int64_t>> shape_test_sizes() {
+  return {{3, 8}, {5, 40}, {9, 1032}, {3, 65536}};
+}
+
+// The fp64 reference rows (log_target off) of every row of p's inputs, read back to the host.
+template <class T>
+std::vector<RowTotals> reference_of(const Problem<Space, T>& p) {
+  const auto rows = sample_rows(p.tokens, p.tokens, 0);
+  const auto lp = rows_on_host(p.lp, rows), t = rows_on_host(p.t, rows);
+  return reference_rows(lp.data(), t.data(), p.tokens, p.vocab, false);
 }
 
 // The loss variants compiled into this build.

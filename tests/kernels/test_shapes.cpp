@@ -24,14 +24,11 @@
 template <class T, class Op>
 void check_launch_shapes(const Op& op, double tolerance, klmini::DType dtype) {
   using namespace klmini::variants;
-  // {3, 65536}: rows long enough that the product's shape on devices is RowSums.
-  for (const auto& shape : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 8}, {5, 40}, {9, 1032}, {3, 65536}}) {
+  for (const auto& shape : klmini::testing::shape_test_sizes()) {
     klmini::Config c = small_config(shape.first, shape.second);
     c.dtype = dtype;
     auto p = klmini::make_problem<Space, T>(c, 0, c.tokens);
-    const auto lp = klmini::rows_on_host(p.lp, klmini::sample_rows(c.tokens, c.tokens, 0));
-    const auto t = klmini::rows_on_host(p.t, klmini::sample_rows(c.tokens, c.tokens, 0));
-    const auto ref = klmini::reference_rows(lp.data(), t.data(), c.tokens, c.vocab, false);
+    const auto ref = klmini::testing::reference_of(p);
     const klmini::Result<Space> r("r");
     const int recommended = Kokkos::TeamPolicy<Space>(1, Kokkos::AUTO)
                                 .team_size_recommended(GridStride<Space, 4, T, Op>{}, Kokkos::ParallelForTag());
