@@ -9,7 +9,11 @@
 # Usage: scripts/kokkos-releases.sh setup [--jobs N]   make the roots (once), build klmini in each
 #        scripts/kokkos-releases.sh test                 print each build's version, run its tests
 #        scripts/kokkos-releases.sh run ROOT CMD...      run CMD inside ROOT (kokkos5 or trilinos)
-# Builds: build/sid-kokkos5, build/sid-trilinos (the host tests, without MPI or the scripts' tests).
+# Builds: build/sid-kokkos5, build/sid-trilinos, with Open MPI and Python: the host build's suite
+# (the Kokkos Tools, MPI, sweep and packaging tests included) but for what needs the host's tools
+# (the fuzzers, the format check, shellcheck, cli/setup_unprivileged) or both OpenMP and Serial
+# (mpi/bitwise_loss), and with the Slurm tests skipped (slurm/batch_templates and
+# packaging/install_slurm test the scripts, which the host build does).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -21,7 +25,13 @@ say() { printf '\033[1m[kokkos-releases]\033[0m %s\n' "$*"; }
 die() { echo "kokkos-releases: $*" >&2; exit 2; }
 [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, chroot and mount): run it with sudo"
 
-# The packages each root installs beyond the build tools.
+# The packages every root installs for its tests beyond the build tools: Python (the Kokkos Tools,
+# MPI, layout and packaging checks, scripts/sweep), matplotlib (scripts/plot), Open MPI (klmini's
+# MPI build and the mpi/ tests), /usr/bin/time (scripts/time_to_answer.sh) and Lmod (the install
+# test's modulefile).
+test_packages=(python3 python3-matplotlib openmpi-bin libopenmpi-dev time lmod)
+
+# The packages each root installs beyond the build tools and the test packages.
 kokkos_packages() {
   case "$1" in
     kokkos5) echo libkokkos-dev ;;
@@ -31,15 +41,17 @@ kokkos_packages() {
   esac
 }
 
-# Runs a command inside a root with the repository at /klmini and /proc mounted, in a mount
-# namespace of its own (the mounts vanish with the command, whatever way it ends).
+# Runs a command inside a root with the repository at /klmini, /proc and the host's /sys (its
+# cgroups included) mounted, in a mount namespace of its own (the mounts vanish with the command,
+# whatever way it ends). Open MPI's hwloc reads the CPUs' topology from /sys, and the memory-limit
+# tests make a cgroup there.
 in_root() {
   local dir="$sid/$1"
   shift
   [[ -f "$dir/.complete" ]] || die "no sid root '$dir': run scripts/kokkos-releases.sh setup"
   # shellcheck disable=SC2016  # the inner shell expands its own arguments
   unshare --mount --propagation private -- sh -c '
-    mount --bind "$1" "$2/klmini" && mount -t proc proc "$2/proc" || exit 2
+    mount --bind "$1" "$2/klmini" && mount -t proc proc "$2/proc" && mount --rbind /sys "$2/sys" || exit 2
     dir=$2; shift 2
     exec chroot "$dir" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"' \
     sh "$root" "$dir" "$@"
@@ -54,7 +66,16 @@ mirror() {
 }
 
 # A mirror may serve a dated snapshot of sid, whose Release file has expired.
-apt_in_root=(apt-get -o Acquire::Check-Valid-Until=false -o Acquire::Check-Date=false -y -qq --no-install-recommends)
+# No pseudo-terminal for dpkg's log: the chroot has no /dev/pts.
+apt_in_root=(apt-get -o Acquire::Check-Valid-Until=false -o Acquire::Check-Date=false -o Dpkg::Use-Pty=0
+             -y -qq --no-install-recommends)
+
+# apt-get ARGS... inside a root (no mounts needed).
+apt_in() {
+  local dir="$sid/$1"
+  shift
+  chroot "$dir" env DEBIAN_FRONTEND=noninteractive "${apt_in_root[@]}" "$@"
+}
 
 make_roots() {
   local base="$sid/base" name
@@ -63,31 +84,40 @@ make_roots() {
   ((${#pending[@]})) || return 0
   command -v debootstrap >/dev/null || die "debootstrap is not installed (scripts/setup.sh --tests installs it)"
   if [[ ! -f "$base/.complete" ]]; then
-    say "making a Debian sid root with the build tools (.deps/sid/base)"
+    say "making a Debian sid root with the build and test tools (.deps/sid/base)"
     rm -rf "$base"
     mkdir -p "$sid"
     debootstrap --variant=minbase sid "$base" "$(mirror)" >"$sid/debootstrap.log" 2>&1 \
       || { tail -20 "$sid/debootstrap.log" >&2; die "debootstrap failed (log: $sid/debootstrap.log)"; }
     mkdir -p "$base/klmini"
-    chroot "$base" env DEBIAN_FRONTEND=noninteractive "${apt_in_root[@]}" update
-    chroot "$base" env DEBIAN_FRONTEND=noninteractive "${apt_in_root[@]}" install \
-      g++ cmake ninja-build git libtomlplusplus-dev libcli11-dev nlohmann-json3-dev catch2 >/dev/null
+    apt_in base update
+    apt_in base install \
+      g++ cmake ninja-build git libtomlplusplus-dev libcli11-dev nlohmann-json3-dev catch2 "${test_packages[@]}" >/dev/null \
+      || die "could not install the build tools and test packages into .deps/sid/base (apt-get's message above)"
     touch "$base/.complete"
   fi
   for name in "${pending[@]}"; do
     say "making the '$name' root ($(kokkos_packages "$name"))"
     rm -rf "${sid:?}/$name"
     cp -a "$base" "$sid/$name"
-    touch "$sid/$name/.complete"  # its Kokkos packages are installed by setup, every run
+    touch "$sid/$name/.complete"  # its Kokkos and test packages are installed by setup, every run
   done
   rm -rf "$base"
 }
 
-# Installs a root's Kokkos packages (a no-op when they are there).
-install_kokkos() {
-  local name=$1 lib
-  # shellcheck disable=SC2046  # the package list is words
-  chroot "$sid/$name" env DEBIAN_FRONTEND=noninteractive "${apt_in_root[@]}" install $(kokkos_packages "$name") >/dev/null
+# Installs a root's Kokkos and test packages (a no-op when they are there). A root cached before
+# a package joined the lists may hold package lists the mirror has moved past: on failure they
+# are updated once and the install tried again.
+install_packages() {
+  local name=$1 lib packages
+  read -ra packages <<<"$(kokkos_packages "$name")"
+  packages+=("${test_packages[@]}")
+  if ! apt_in "$name" install "${packages[@]}" >/dev/null 2>&1; then
+    say "updating the '$name' root's package lists to install ${packages[*]}"
+    apt_in "$name" update || die "apt-get update failed in the '$name' root ($sid/$name)"
+    apt_in "$name" install "${packages[@]}" >/dev/null \
+      || die "could not install ${packages[*]} into the '$name' root (apt-get's message above names the package)"
+  fi
   if [[ "$name" == kokkos5 ]]; then
     # Debian's libkokkos-dev 5.2 names libkokkosalgorithms.a and libkokkossimd.a in its CMake
     # targets but does not ship them; upstream they hold one placeholder symbol each, so an
@@ -104,7 +134,7 @@ build_in_roots() {
   for name in "${roots[@]}"; do
     say "configuring and building klmini against the '$name' root's Kokkos (build/sid-$name)"
     in_root "$name" cmake -S /klmini -B "/klmini/build/sid-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DKLMINI_HOST_ARCH=native -DKLMINI_MPI=OFF -DKLMINI_ENABLE_BENCHMARKS=OFF -DKLMINI_WARNINGS_AS_ERRORS=ON >/dev/null
+      -DKLMINI_HOST_ARCH=native -DKLMINI_MPI=ON -DKLMINI_ENABLE_BENCHMARKS=OFF -DKLMINI_WARNINGS_AS_ERRORS=ON >/dev/null
     in_root "$name" cmake --build "/klmini/build/sid-$name" -j "$jobs"
   done
 }
@@ -129,10 +159,10 @@ case "$cmd" in
       esac
     done
     make_roots
-    for name in "${roots[@]}"; do install_kokkos "$name"; done
+    for name in "${roots[@]}"; do install_packages "$name"; done
     build_in_roots ;;
   test) test_in_roots ;;
   run) (($# >= 2)) || die "run needs a root and a command"; in_root "$@" ;;
-  -h|--help) sed -n '2,13p' "$0" ;;
+  -h|--help) sed -n '2,16p' "$0" ;;
   *) die "usage: $0 setup|test|run ROOT CMD... (see --help)" ;;
 esac

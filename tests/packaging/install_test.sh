@@ -117,16 +117,21 @@ check_points() {
 }
 
 if ((!slurm)); then
-  # 3. A small sweep and its plots, from the prefix, on one of the installed decks (by name).
+  # 3. A small sweep and its plots, from the prefix, on one of the installed decks (by name), on
+  # serial where it is compiled in, else on the first backend klmini --version lists.
+  compiled=$(sed -n 's/.*Kokkos [0-9.]* \[\([a-z, ]*\)\].*/\1/p' <<<"$version_line")
+  backend=serial
+  [[ ", $compiled," == *", serial,"* ]] || backend=${compiled%%,*}
+  [[ -n "$backend" ]] || fail "klmini --version lists no backends: $version_line"
   deck=$prefix/share/klmini/inputs/seed-v4096.toml
-  klmini-sweep --backends serial --vocab 64,128 --tokens 4 --set repeats=2 --set warmup=0 --deck seed-v4096.toml \
+  klmini-sweep --backends "$backend" --vocab 64,128 --tokens 4 --set repeats=2 --set warmup=0 --deck seed-v4096.toml \
     --out sweep >sweep.out 2>&1 || fail "klmini-sweep: $(tail -n 5 sweep.out)"
   grep -q "2/2 points ok" sweep.out || fail "klmini-sweep: $(tail -n 3 sweep.out)"
   check_points sweep/points.csv 2
-  for log in sweep/logs/serial-t4-v64-r1.log sweep/logs/serial-t4-v128-r1.log; do check_point_log "$log" "$deck"; done
+  for log in sweep/logs/"$backend"-t4-v64-r1.log sweep/logs/"$backend"-t4-v128-r1.log; do check_point_log "$log" "$deck"; done
   [[ $(tail -n +2 sweep/results.csv | wc -l) -ge 2 ]] || fail "sweep/results.csv has fewer rows than points"
   klmini-plot sweep/results.csv --out plots >plot.out 2>&1 || fail "klmini-plot: $(tail -n 5 plot.out)"
-  for png in vocab_time_serial vocab_bandwidth_serial; do
+  for png in vocab_time_"$backend" vocab_bandwidth_"$backend"; do
     is_png "plots/$png.png" || fail "klmini-plot wrote no $png.png: $(ls plots 2>&1)"
   done
 
@@ -134,7 +139,7 @@ if ((!slurm)); then
   # deck name is refused with the decks' folder named.
   mkdir -p "$work/bare/bin"
   cp "$prefix/bin/klmini-sweep" "$prefix/bin/klmini-plot" "$work/bare/bin/"
-  "$work/bare/bin/klmini-sweep" --backends serial --vocab 64 --out bare >bare.out 2>&1
+  "$work/bare/bin/klmini-sweep" --backends "$backend" --vocab 64 --out bare >bare.out 2>&1
   rc=$?
   if [[ $rc -ne 2 ]] || ! grep -qF "$work/bare/bin/klmini" bare.out; then
     fail "klmini-sweep without klmini: exit $rc: $(cat bare.out)"
