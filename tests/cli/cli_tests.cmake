@@ -61,6 +61,25 @@ klmini_cli_test(npy_ok 0 "loss: 0.17328679.*Verification: PASSED" ${_data}/npy_r
 klmini_cli_test(npy_huge_exact 0 "loss: 1.6488236332383[0-9]*e\\+41.*Verification: PASSED"
                 ${_data}/npy_huge.toml --set precision=exact --set variant=all)
 klmini_cli_test(npy_huge_fast 0 "loss: 1.648823[0-9]*e\\+41.*Verification: PASSED" ${_data}/npy_huge.toml --set variant=all)
+# Adversarial inputs through the command line: huge terms that cancel exactly across rows (the
+# fixed-point sum keeps row 1's 1100, in any order), infinities of either sign and both, and
+# terms past fp32's range (finite in fp64 terms; fp32 terms fail the check and say why).
+foreach(_p fast exact)
+  klmini_cli_test(npy_cancel_${_p} 0 "loss: 366.666666666666[0-9]* .*Verification: PASSED"
+                  ${_data}/npy_cancel.toml --set precision=${_p} --set variant=fused)
+  klmini_cli_test(npy_cancel_grad_${_p} 0 "fused_grad .* ok .*loss: 366.666666666666[0-9]* .*Verification: PASSED"
+                  ${_data}/npy_cancel.toml --set precision=${_p} --set variant=fused --set gradient=true)
+  klmini_cli_test(npy_plus_inf_${_p} 0 "fused: infinite, as the reference.*loss: inf .*Verification: PASSED"
+                  ${_data}/npy_plus_inf.toml --set precision=${_p} --set variant=all)
+  klmini_cli_test(npy_minus_inf_${_p} 0 "fused: infinite, as the reference.*loss: -inf .*Verification: PASSED"
+                  ${_data}/npy_minus_inf.toml --set precision=${_p} --set variant=all)
+  klmini_cli_test(npy_both_inf_${_p} 0 "fused: NaN, as the reference.*loss: nan .*Verification: PASSED"
+                  ${_data}/npy_both_inf.toml --set precision=${_p} --set variant=all)
+endforeach()
+klmini_cli_test(npy_far_exact 0 "loss: 1.1000000241507[0-9]*e\\+43 .*Verification: PASSED"
+                ${_data}/npy_far.toml --set precision=exact --set variant=all)
+klmini_cli_test(npy_far_fast 1 "fused: infinite where the reference is finite: an fp32 term .*precision = .exact.*Verification: FAILED"
+                ${_data}/npy_far.toml --set variant=fused)
 klmini_cli_test(gradient 0 "fused_grad .* ok .*gradient d\\(loss\\)/d\\(lp\\) to grad.npy.*Verification: PASSED"
                 ${_in}/ci.toml --set variant=fused --set gradient=true --set grad_output=grad.npy --set overwrite=true)
 klmini_cli_test(gradient_two_pass 0 "ceiling_copy .*fused_grad .*% copy .*grad_only .*fused_grad / \\(fused \\+ grad_only\\) = [0-9.]+.*Verification: PASSED"

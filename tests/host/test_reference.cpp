@@ -61,11 +61,31 @@ TEST_CASE("compare_scalar: NaN only against NaN, infinities only against the sam
   CHECK(klmini::compare_scalar(inf, inf, 1e-6).passed);
   CHECK_FALSE(klmini::compare_scalar(-inf, inf, 1e-6).passed);
   CHECK_FALSE(klmini::compare_scalar(1.0, inf, 1e-6).passed);
+  const auto overflowed = klmini::compare_scalar(inf, 1e43, 1e30);  // fp32 terms past 3.4e38
+  CHECK_FALSE(overflowed.passed);
+  CHECK_THAT(overflowed.detail, Catch::Matchers::ContainsSubstring("precision = \"exact\""));
+  CHECK(klmini::compare_scalar(-inf, inf, 1e-6).detail == "infinity does not match the reference");
   CHECK(klmini::compare_scalar(1.0 + 1e-7, 1.0, 2e-7).passed);
   CHECK_FALSE(klmini::compare_scalar(1.0 + 3e-7, 1.0, 2e-7).passed);
   const auto zero = klmini::compare_scalar(2e-8, 0.0, 1e-7);  // loss 0: the error is absolute
   CHECK(zero.passed);
   CHECK(zero.relative_error == Catch::Approx(2e-8));
+}
+
+TEST_CASE("the reference's sum of rows: an infinity stays an infinity, +inf and -inf give NaN") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto sum_of = [](std::vector<double> row_sums) {
+    std::vector<klmini::RowTotals> rows;
+    for (const double s : row_sums) rows.push_back({s, std::fabs(s)});
+    return klmini::summarize(rows).sum;
+  };
+  CHECK(sum_of({1.0, inf, 2.0}) == inf);
+  CHECK(sum_of({-inf, 1.0}) == -inf);
+  CHECK(sum_of({inf, inf}) == inf);
+  CHECK(std::isnan(sum_of({inf, 1.0, -inf})));
+  CHECK(std::isnan(sum_of({1.0, std::nan("")})));
+  // Compensated where finite: 1 survives between two huge rows that cancel.
+  CHECK(sum_of({3e300, 1.0, -3e300}) == 1.0);
 }
 
 TEST_CASE("full verification accepts rounding and rejects a wrong loss") {
