@@ -48,17 +48,6 @@ const klmini::Problem<Space, T>& problem_for(const Shape& shape) {
   return *cached;
 }
 
-// The exact log's table on Space, for the benchmarks of the exact terms' ops (the problems
-// themselves run fast terms), made once and kept until Kokkos finalizes.
-template <class Space>
-const double* log_table() {
-  static Kokkos::View<double*, typename Space::memory_space> table;
-  static const bool registered = (releases.emplace_back([] { table = {}; }), true);
-  (void)registered;
-  if (table.data() == nullptr) table = klmini::variants::exact_log_table_in<typename Space::memory_space>();
-  return table.data();
-}
-
 template <class Space>
 klmini::KernelTimer<Space> make_timer(bool flush) {
 #ifdef KOKKOS_ENABLE_CUDA
@@ -237,15 +226,19 @@ void register_grid_logs(const std::string& backend, const Shape& s) {
   add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
     run_grid_stride<4>("b", p, r, KlTermPolyLogOp{}, device_league<Space>(), kDeviceTeam);
   });
-  add<Space>(backend, "grid_u2_exact", s, [table = log_table<Space>()](const auto& p, const auto& r) {
-    run_product_shape("b", p, r, KlTermExactOp<false>{table});
-  });
-  add<Space>(backend, "grid_u2_exact_global", s, [table = log_table<Space>()](const auto& p, const auto& r) {
-    run_grid_stride<2>("b", p, r, KlTermExactGlobalOp{{table}}, device_league<Space>(), kDeviceTeam);
-  });
-  add<Space>(backend, "grid_u2_exact_general", s, [table = log_table<Space>()](const auto& p, const auto& r) {
-    run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{table}}, device_league<Space>(), kDeviceTeam);
-  });
+  add<Space>(backend, "grid_u2_exact", s,
+             [table = klmini::variants::exact_log_table_on<typename Space::memory_space>()](
+                 const auto& p, const auto& r) { run_product_shape("b", p, r, KlTermExactOp<false>{table}); });
+  add<Space>(
+      backend, "grid_u2_exact_global", s,
+      [table = klmini::variants::exact_log_table_on<typename Space::memory_space>()](const auto& p, const auto& r) {
+        run_grid_stride<2>("b", p, r, KlTermExactGlobalOp{{table}}, device_league<Space>(), kDeviceTeam);
+      });
+  add<Space>(
+      backend, "grid_u2_exact_general", s,
+      [table = klmini::variants::exact_log_table_on<typename Space::memory_space>()](const auto& p, const auto& r) {
+        run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{table}}, device_league<Space>(), kDeviceTeam);
+      });
   add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
     run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
   });

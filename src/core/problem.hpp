@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/backend_spaces.hpp"
+#include "host/precision.hpp"
 #include "numerics/binned_sum.hpp"
 #include "numerics/digit_sum.hpp"
 #include "numerics/dtype.hpp"
@@ -70,9 +71,9 @@ struct Problem {
   std::int64_t tokens = 0;  // rows held here
   std::int64_t vocab = 0;
   bool log_target = false;
-  // precision = "exact": terms in fp64 with math::exact_log, whose table lives here.
-  bool exact = false;
-  Kokkos::View<double*, memory_space> log_table;
+  // fast or exact (resolved: never backend_default); exact terms take the log's table from
+  // kernels/term_ops.hpp.
+  Precision precision = Precision::fast;
 
   std::int64_t elements() const { return tokens * vocab; }
   // Both matrices as flat arrays (for the element-wise and library variants).

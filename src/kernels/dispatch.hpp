@@ -27,7 +27,7 @@ void run_loss_variant(Variant v, const Problem<Space, T>& p, const Result<Space>
     case Variant::kokkos_kernels: {
 #ifdef KLMINI_HAVE_KOKKOS_KERNELS
       const DType dtype = std::is_same_v<T, float> ? DType::fp32 : std::is_same_v<T, bf16> ? DType::bf16 : DType::fp16;
-      const std::string why = why_not_applicable(info(v), dtype, p.exact ? Precision::exact : Precision::fast);
+      const std::string why = why_not_applicable(info(v), dtype, p.precision);
       if constexpr (std::is_same_v<T, float>)
         if (why.empty()) return kokkos_kernels(p, out);
       throw InputError("variant '" + name + "' " + why);

@@ -107,10 +107,8 @@ Problem<Space, T> make_problem(const Config& c, std::int64_t row_begin, std::int
     generate_softmax_rows<Space>(p.t, row_begin, c.vocab, c.seed, Stream::targets, c.log_target,
                                  [&](std::int64_t done) { progress.update(rows + done); });
   }
-  if (c.precision == Precision::exact) {
-    p.exact = true;
-    p.log_table = variants::exact_log_table_in<typename Space::memory_space>();
-  }
+  p.precision = c.precision == Precision::exact ? Precision::exact : Precision::fast;
+  if (p.precision == Precision::exact) variants::exact_log_table_on<typename Space::memory_space>();  // before timing
   Space().fence();
   return p;
 }

@@ -138,3 +138,20 @@ TEST_CASE(
   CHECK(bf16_loss != fp32_loss);
   CHECK(std::fabs(bf16_loss - fp32_loss) < 0.05 * std::fabs(fp32_loss));
 }
+
+TEST_CASE("make_problem takes the deck's precision; the exact log's table is made once, before timing") {
+  klmini::Config c = small_config(3, 40);
+  CHECK(klmini::make_problem<Space>(c, 0, c.tokens).precision == klmini::Precision::fast);
+  c.precision = klmini::Precision::exact;
+  const auto p = klmini::make_problem<Space>(c, 0, c.tokens);
+  CHECK(p.precision == klmini::Precision::exact);
+  using Memory = typename Space::memory_space;
+  const double* table = klmini::variants::exact_log_table_on<Memory>();
+  CHECK(klmini::variants::exact_log_table_on<Memory>() == table);  // the same table every call
+  const std::vector<double> expected = klmini::math::exact_log_table();
+  std::vector<double> got(expected.size());
+  Kokkos::deep_copy(
+      Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(got.data(), got.size()),
+      Kokkos::View<const double*, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(table, got.size()));
+  CHECK(got == expected);
+}
