@@ -42,7 +42,8 @@ foreach(kind generate none npy grad bf16_exact)
 endforeach()
 
 # The loss bitwise the same (its `loss:` line byte for byte) on 1, 2 and 3 ranks, 1 and 2
-# threads, serial and openmp, in every precision, reduction and dtype form.
+# threads, serial and openmp and each host launch shape, in every precision, reduction and dtype
+# form, and on adversarial decks (huge, tiny, cancelling, constant, infinite and NaN terms).
 if(Kokkos_ENABLE_SERIAL AND Kokkos_ENABLE_OPENMP)
   add_test(NAME mpi/bitwise_loss
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/cli/repro_compare.py $<TARGET_FILE:klmini>
