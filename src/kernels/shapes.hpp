@@ -62,8 +62,9 @@ struct HasHostRegularForm<Op, std::void_t<decltype(Op::has_host_regular_form)>> 
 // kRounds terms' parts in fp32 (3 roundings of a term's order, inside the verification's 8 u per
 // term), then into its own fp64 sums; the other units, and a unit's tail after its last whole
 // block, element by element in fp64 as the general loop. The lanes are an AVX-512 register's 16
-// fp32, and the fp32 sums keep the conversions to fp64 out of the element loop. The order of
-// every addition is fixed by the unit alone, so its partial is the same whatever shape reads it.
+// fp32 (two AVX2 registers), and the fp32 sums keep the conversions to fp64 out of the element
+// loop. The order of every addition is fixed by the unit alone, so its partial is the same
+// whatever shape reads it.
 template <class Op>
 KOKKOS_INLINE_FUNCTION double host_blocked_partial(const Op& op, const float* t, const float* lp, std::int64_t j,
                                                    const std::int64_t end) {
@@ -107,12 +108,12 @@ KOKKOS_INLINE_FUNCTION double host_blocked_partial(const Op& op, const float* t,
   return local;
 }
 
-// Where the host blocks pay (measured: docs/PERFORMANCE.md, Hosts): fp32 inputs in AVX-512 builds.
-// With 16-bit inputs the conversions the general loop hides cost more than the blocks save; AVX2
-// builds keep the general loop too until the blocks are timed against it there.
+// Where the host blocks pay (measured: docs/PERFORMANCE.md, Hosts): fp32 inputs in AVX-512 and
+// AVX2 builds (which then give the same bits). With 16-bit inputs the conversions the general
+// loop hides cost more than the blocks save.
 template <class Space, class Matrix, class Op>
 constexpr bool host_blocks_pay() {
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
   return is_host_space<Space>() && HasHostRegularForm<Op>::value &&
          std::is_same_v<typename Matrix::non_const_value_type, float>;
 #else
