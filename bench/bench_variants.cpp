@@ -226,19 +226,15 @@ void register_grid_logs(const std::string& backend, const Shape& s) {
   add<Space>(backend, "grid_u4_polylog", s, [](const auto& p, const auto& r) {
     run_grid_stride<4>("b", p, r, KlTermPolyLogOp{}, device_league<Space>(), kDeviceTeam);
   });
+  const double* table = klmini::variants::exact_log_table_on<typename Space::memory_space>();
   add<Space>(backend, "grid_u2_exact", s,
-             [table = klmini::variants::exact_log_table_on<typename Space::memory_space>()](
-                 const auto& p, const auto& r) { run_product_shape("b", p, r, KlTermExactOp<false>{table}); });
-  add<Space>(
-      backend, "grid_u2_exact_global", s,
-      [table = klmini::variants::exact_log_table_on<typename Space::memory_space>()](const auto& p, const auto& r) {
-        run_grid_stride<2>("b", p, r, KlTermExactGlobalOp{{table}}, device_league<Space>(), kDeviceTeam);
-      });
-  add<Space>(
-      backend, "grid_u2_exact_general", s,
-      [table = klmini::variants::exact_log_table_on<typename Space::memory_space>()](const auto& p, const auto& r) {
-        run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{table}}, device_league<Space>(), kDeviceTeam);
-      });
+             [table](const auto& p, const auto& r) { run_product_shape("b", p, r, KlTermExactOp<false>{table}); });
+  add<Space>(backend, "grid_u2_exact_global", s, [table](const auto& p, const auto& r) {
+    run_grid_stride<2>("b", p, r, KlTermExactGlobalOp{{table}}, device_league<Space>(), kDeviceTeam);
+  });
+  add<Space>(backend, "grid_u2_exact_general", s, [table](const auto& p, const auto& r) {
+    run_grid_stride<2>("b", p, r, KlTermExactGeneralOp{{table}}, device_league<Space>(), kDeviceTeam);
+  });
   add<Space>(backend, "grid_u2_libm_fp64", s, [](const auto& p, const auto& r) {
     run_grid_stride<2>("b", p, r, KlTermLibmFp64Op{}, device_league<Space>(), kDeviceTeam);
   });
