@@ -16,8 +16,8 @@
 // Threads' BinnedSums join exactly (operator+=(BinnedSum)), so a team reduces its threads' bins in
 // fp64 and converts only its total.
 //
-// Bounds: between renormalizations (every kRenormalizeEvery values, each bin's multiple of the
-// next coarser grid carried up, exactly) a bin below the top holds less than 2^52 grids; the
+// Bounds: between renormalizations (every kRenormalizeEvery values and joins, each bin's multiple
+// of the next coarser grid carried up, exactly) a bin below the top holds less than 2^53 grids; the
 // top bin (grid 2^104) is exact while a thread's total stays below 2^157 in magnitude, which
 // 2^29 values below CompactDigitSum's range (2^128) cannot exceed. A finite value beyond that
 // range makes the total's flag kBeyondRange, as a CompactDigitSum's own would.
@@ -70,7 +70,7 @@ struct BinnedSum {
     } else {  // beyond CompactDigitSum's range: a mark no sum in range reaches (add_to)
       bin[0] += kBeyondRangeMark;
     }
-    if (++pending == kRenormalizeEvery) renormalize();
+    if (++pending >= kRenormalizeEvery) renormalize();
   }
 
   KOKKOS_INLINE_FUNCTION BinnedSum& operator+=(double x) {
@@ -78,14 +78,16 @@ struct BinnedSum {
     return *this;
   }
 
-  // Joins another thread's bins, exactly: both renormalized, each bin below the top holds at most
-  // 2^39 grids, so their sum (at most 2^40) is exact, and renormalizing it again keeps the bound
-  // for any further joins (a team's reduction tree) or additions.
-  KOKKOS_INLINE_FUNCTION BinnedSum& operator+=(BinnedSum o) {
-    renormalize();
-    o.renormalize();
+  // Joins another thread's bins, exactly, without renormalizing either: a bin below the top
+  // holds less than (pending + 1) 2^40 grids (an addition puts at most 2^40 grids into each, a
+  // renormalization leaves at most 2^39, a join adds two such bounds), so the joined bins, below
+  // (pending + o.pending + 2) 2^40 < 2^53 grids, are exact, and the joined count keeps the bound
+  // for the further joins of a team's reduction tree. A join is then kBins fp64 additions, which
+  // a team of one row (RowSums) pays at every level of its tree.
+  KOKKOS_INLINE_FUNCTION BinnedSum& operator+=(const BinnedSum& o) {
     for (int k = 0; k < kBins; ++k) bin[k] += o.bin[k];
-    renormalize();
+    pending += o.pending + 1;
+    if (pending >= kRenormalizeEvery) renormalize();
     return *this;
   }
 

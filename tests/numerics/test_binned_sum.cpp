@@ -96,6 +96,32 @@ TEST_CASE("binned sum: long runs at the bins' bounds stay exact") {
   CHECK(binned_sum_of(xs).to_double() == 50000 * 0x1p-96);
 }
 
+TEST_CASE("binned sum: joins at the bins' bounds stay exact, renormalizing only by count") {
+  // 1024 threads (a team's most), each just short of its renormalization, with values at the
+  // ordinary bins' top (40 random bits of grids each, either sign, or all one sign), joined in a
+  // pairwise tree without renormalizing before each join.
+  constexpr int kThreads = 1024, kPerThread = BinnedSum::kRenormalizeEvery - 1;
+  std::mt19937_64 gen(klmini::testing::fresh_seed());
+  std::uniform_real_distribution<double> magnitude(0x1p23, 0x1p24);
+  for (const bool one_sign : {true, false}) {
+    INFO("one sign: " << one_sign);
+    std::vector<BinnedSum> tree(kThreads);
+    std::vector<double> all;
+    for (BinnedSum& thread : tree)
+      for (int i = 0; i < kPerThread; ++i) {
+        const double x = (one_sign || gen() % 2 ? 1.0 : -1.0) * magnitude(gen);
+        thread += x;
+        all.push_back(x);
+      }
+    CHECK(tree[0].pending == kPerThread);
+    for (std::size_t width = 1; width < tree.size(); width *= 2)
+      for (std::size_t i = 0; i + width < tree.size(); i += 2 * width) tree[i] += tree[i + width];
+    FixedSum from_tree;
+    from_tree += tree[0];
+    CHECK(from_tree == fixed_sum_of(all));
+  }
+}
+
 TEST_CASE("binned sum: infinities, NaN and values past 2^128 as CompactDigitSum takes them") {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<std::vector<double>> cases = {{1.0, inf, 2.0}, {-inf, 1.0},       {inf, 1.0, -inf},
