@@ -112,7 +112,7 @@ KOKKOS_INLINE_FUNCTION double host_blocked_partial(const Op& op, const float* t,
 // AVX2 builds (which then give the same bits). With 16-bit inputs the conversions the general
 // loop hides cost more than the blocks save.
 template <class Space, class Matrix, class Op>
-constexpr bool host_blocks_pay() {
+KOKKOS_INLINE_FUNCTION constexpr bool host_blocks_pay() {
 #if defined(__AVX512F__) || defined(__AVX2__)
   return is_host_space<Space>() && HasHostRegularForm<Op>::value &&
          std::is_same_v<typename Matrix::non_const_value_type, float>;
