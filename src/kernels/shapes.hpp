@@ -121,6 +121,28 @@ KOKKOS_INLINE_FUNCTION constexpr bool host_blocks_pay() {
 #endif
 }
 
+// A writing kernel's Op (writing.hpp: the `none` terms, the gradient, the copy ceiling) with
+// where it writes, one fp32 value per element: the output matrix for the row-wise kernels, its
+// 16-byte chunks for the chunked ones. Op maps (t, lp) to the value it adds and, through its
+// third argument, the element it writes. The loss kernels' loops run it as they run a loss
+// Op, and write beside.
+template <class Op, class Out>
+struct Writes : Op {
+  Out out;
+};
+template <class Op>
+struct IsWriting : std::false_type {};
+template <class Op, class Out>
+struct IsWriting<Writes<Op, Out>> : std::true_type {};
+
+// Whether Op reads lp (a writing Op may not: the gradient alone needs only t).
+template <class Op, class = void>
+struct ReadsLp : std::true_type {};
+template <class Op>
+struct ReadsLp<Op, std::void_t<decltype(Op::reads_lp)>> : std::bool_constant<Op::reads_lp> {};
+
+// The row-wise kernels: a work item is a row segment (RowSegments), its units' partials added
+// into the space's KernelSum.
 template <class Space, class Matrix, class Op>
 struct SegmentSums {
   Matrix lp, t;
@@ -135,7 +157,14 @@ struct SegmentSums {
   KLMINI_UNIT_FUNCTION double partial(const std::int64_t row, const std::int64_t begin, const std::int64_t end) const {
     const auto* lp_row = &lp(row, 0);
     const auto* t_row = &t(row, 0);
-    if constexpr (host_blocks_pay<Space, Matrix, Op>()) {
+    if constexpr (IsWriting<Op>::value) {
+      float* out_row = &op.out(row, 0);
+      double local = 0.0;
+      KLMINI_SIMD_SUM_LOCAL
+      for (std::int64_t j = begin; j < end; ++j)
+        local += double(op(to_float(t_row[j]), ReadsLp<Op>::value ? to_float(lp_row[j]) : 0.0f, out_row[j]));
+      return local;
+    } else if constexpr (host_blocks_pay<Space, Matrix, Op>()) {
       return host_blocked_partial(op, t_row, lp_row, begin, end);
     } else {
       double local = 0.0;
@@ -192,6 +221,20 @@ KLMINI_UNIT_FUNCTION double chunk_partial(const Op& op, const Chunk<T>& lp, cons
   return with([&](float tv, float lv) { return op(tv, lv); });
 }
 
+// A writing Op's chunk `index`: its terms summed in lane order, each element's output written to
+// the chunk's place in op.out (lanes / 4 fp32 chunks per input chunk).
+template <class T, class Op, class Out>
+KOKKOS_INLINE_FUNCTION double chunk_partial(const Writes<Op, Out>& op, const Chunk<T>& lp, const Chunk<T>& t,
+                                            const std::int64_t index) {
+  constexpr int kOutPerIn = Chunk<T>::lanes / 4;
+  Chunk<float> o[kOutPerIn];
+  typename Op::value_type part = 0;
+  for (int k = 0; k < Chunk<T>::lanes; ++k)
+    part += op(to_float(t.v[k]), ReadsLp<Op>::value ? to_float(lp.v[k]) : 0.0f, o[k / 4].v[k % 4]);
+  for (int q = 0; q < kOutPerIn; ++q) op.out[index * kOutPerIn + q] = o[q];
+  return double(part);
+}
+
 // The work of every chunked shape: Unroll chunks of each array, at first + u * stride, u < Unroll
 // (those before `end`). All loads first, then the math, so that the loads are independent and
 // overlap in flight. Each chunk's partial (chunk_partial; for fp32 terms an fp32 sum, a
@@ -215,12 +258,17 @@ KOKKOS_INLINE_FUNCTION void add_chunks(Sum& sum, const Op& op, const Chunk<T>* l
     zero_on_host(a[u]);
     zero_on_host(b[u]);
     if (in_range(u)) {
-      a[u] = lp[first + u * stride];
+      if (ReadsLp<Op>::value) a[u] = lp[first + u * stride];
       b[u] = t[first + u * stride];
     }
   }
   for (int u = 0; u < Unroll; ++u)
-    if (in_range(u)) sum += chunk_partial(op, a[u], b[u]);
+    if (in_range(u)) {
+      if constexpr (IsWriting<Op>::value)
+        sum += chunk_partial(op, a[u], b[u], first + u * stride);
+      else
+        sum += chunk_partial(op, a[u], b[u]);
+    }
 }
 
 // Item first reads the chunks first, first + stride, ..., first + u * stride for every u with
