@@ -21,6 +21,13 @@
 #else
 #define KLMINI_SIMD_SUM_LOCAL
 #endif
+// Lets the host compiler vectorize a loop whose iterations are independent lanes (no
+// reassociation: each lane's arithmetic is as written).
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define KLMINI_SIMD_LANES _Pragma("omp simd")
+#else
+#define KLMINI_SIMD_LANES
+#endif
 
 namespace klmini {
 

@@ -86,6 +86,7 @@ KOKKOS_INLINE_FUNCTION double host_blocked_partial(const Op& op, const float* t,
           const std::int64_t i = j + r * kLanes + k;
           Op::add_regular(part_t_e[k], part_t_lp[k], part_rest[k], t[i], lp[i]);
         }
+      KLMINI_SIMD_LANES
       for (int k = 0; k < kLanes; ++k) {
         lane_t_e[k] += double(part_t_e[k]);
         lane_t_lp[k] += double(part_t_lp[k]);
