@@ -32,7 +32,7 @@
 namespace klmini {
 
 template <class Space>
-constexpr bool is_host_space() {
+KOKKOS_INLINE_FUNCTION constexpr bool is_host_space() {
   return Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible;
 }
 
